@@ -66,6 +66,16 @@ def played(game: Game, key: Key, texts=()) -> State:
     return state
 
 
+class Clock:
+    """A clock the test moves by hand (``now``), for what takes one (``clock=``)."""
+
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def wait_for(condition, what: str, timeout: float = 5.0, every: float = 0.005, explain=None):
     """Poll ``condition`` every ``every`` s until it gives something true, and return that; fail
     the test, naming ``what`` (and adding ``explain()``: a unit's journal, say), after ``timeout``."""

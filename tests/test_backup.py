@@ -35,6 +35,7 @@ from pi_table.web.staff import PIN_FILE, SESSIONS_FILE, set_pin
 from helpers import (
     STAFF_CONFIG,
     STAFF_PIN,
+    Clock,
     StaffService,
     dealt_key,
     download,
@@ -49,14 +50,6 @@ from helpers import (
 )
 
 SECRET = b"0123456789abcdef0123456789abcdef"  # the companion's: 32 bytes
-
-
-class Clock:
-    def __init__(self, now: float = 100.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # a finished game's: red touched the assassin (24)
@@ -462,7 +455,7 @@ def watched(tmp_path, answers, deadline_s: float = 10.0):
     config, restoring = backup.starting(load_config(path))
     watch = Restarts(Stopped(config), None, deadline_s, restoring).watch  # type: ignore[arg-type]
     assert watch is not None
-    clock, restarted, checks = Clock(), [], iter(answers)
+    clock, restarted, checks = Clock(100.0), [], iter(answers)
 
     def check() -> Health:
         clock.now += 1
@@ -629,7 +622,7 @@ def test_a_backup_a_night_at_the_quiet_hour_or_at_the_first_chance_after(tmp_pat
 
 def test_the_nightly_backups_are_pruned_by_count_and_by_size(tmp_path):
     config = load_config(table(tmp_path))
-    clock = Clock()
+    clock = Clock(100.0)
     nightly = backup.Nightly(config, clock=clock, keep=3)
     for day in range(1, 7):
         clock.now = local(day, 5)

@@ -23,15 +23,17 @@ from pi_table.web.auth import CODE_DIGITS, CODE_KEPT_S, WINDOW_S, LineCode, Thro
 from pi_table.web.roles import set_passphrase
 from pi_table.web.staff import ATTEMPTS_OVERALL, ATTEMPTS_PER_ADDRESS, set_pin
 
-from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, STAFF_PIN, FakeDesk, Staff, service_daemon, staff_page, wait_for
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
+from helpers import (
+    OWNER_PASSPHRASE,
+    STAFF_CONFIG,
+    STAFF_PIN,
+    Clock,
+    FakeDesk,
+    Staff,
+    service_daemon,
+    staff_page,
+    wait_for,
+)
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from pi_table.web.roles import OWNER, OWNER_FILE, OWNER_S, STAFF, owners_keys, r
 from pi_table.web.sections import staff_page
 from pi_table.web.staff import ATTEMPTS_OVERALL, ATTEMPTS_PER_ADDRESS, CSRF_HEADER, Section, StaffPage, set_pin
 
-from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, FakeDesk, Staff, wait_for
+from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, Clock, FakeDesk, Staff, wait_for
 from helpers import STAFF_PIN as PIN
 
 OWNERS = {("POST", "/staff/api/power"), ("POST", "/staff/api/restore"), ("GET", "/staff/api/update"),
@@ -46,14 +46,6 @@ security updates run now (issue 50, 8), which may restart the table; a release k
 (issue 50, 7), which can take the table off the address the staff reach; the café's broker on this
 table (issue 50, 3): its view holds the passwords the other tables are to be given; a new recovery
 code for the owner's passphrase, and the notice of its reset acknowledged (issue 58, 1)."""
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class RolesDesk(FakeDesk):

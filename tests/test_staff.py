@@ -40,7 +40,7 @@ from pi_table.web.staff import (
 
 from helpers import STAFF_CONFIG as CONFIG
 from helpers import STAFF_PIN as PIN
-from helpers import FakeDesk, Staff, dealt_key, guess_from, self_signed, staff_page, wait_for
+from helpers import Clock, FakeDesk, Staff, dealt_key, guess_from, self_signed, staff_page, wait_for
 from helpers import StaffTable as InProcessTable
 
 
@@ -55,14 +55,6 @@ API = [("GET", "/staff/api/table"), ("POST", "/staff/api/new-game"), ("POST", "/
        ("GET", "/staff/api/config"), ("POST", "/staff/api/config"), ("GET", "/staff/api/log"),
        ("POST", "/staff/api/restart"), ("POST", "/staff/api/logout"), ("GET", "/staff/api/nothing-here")]
 """Every staff action, and a path under /staff/api/ that is none."""
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from pi_table.daemon.trial import Health, TrialWatch
 from pi_table.engine.phrase import Phrase
 from pi_table.sim.systemd import FakeSystemd
 
-from helpers import STAFF_CONFIG, Staff, StaffService, self_signed, wait_for
+from helpers import STAFF_CONFIG, Clock, Staff, StaffService, self_signed, wait_for
 
 pytestmark = pytest.mark.daemon
 
@@ -167,21 +167,13 @@ def test_a_damaged_note_is_no_trial_and_rolls_nothing_back(tmp_path, note, caplo
 # --- the watch, on a clock of its own -------------------------------------------------------------
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def watch(tmp_path, answers, deadline_s: float = 10.0, steady_s: float = 0.0):
     """A watch over a trial of ``tmp_path``'s file whose checks answer ``answers`` in turn,
     each check a second later on its clock; kept once healthy for ``steady_s`` on it."""
     path = config_file(tmp_path)
     trial.change(path, {"timer.length_s": 90}, "staff")
     under_way = trial.starting(path)
-    clock, restarts, checks = Clock(), [], iter(answers)
+    clock, restarts, checks = Clock(100.0), [], iter(answers)
 
     def check() -> Health:
         clock.now += 1
