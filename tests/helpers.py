@@ -927,6 +927,15 @@ def staff_login(page, base: str, pin: str = STAFF_PIN) -> None:
     page.click("#login button")
 
 
+def owner_login(page, base: str) -> None:
+    """``staff_login``, then the owner's actions unlocked with the passphrase, as the owner does."""
+    staff_login(page, base)
+    page.wait_for_selector("#desk:visible")
+    page.fill("#owner-passphrase", OWNER_PASSPHRASE)
+    page.click("#owner-form button")
+    page.wait_for_selector("#owner-end:visible")
+
+
 STAFF_CONFIG = ('[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
                 'socket_group = ""\n[timer]\n# the café likes a slow game\nlength_s = 0\n')
 

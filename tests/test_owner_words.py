@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from helpers import OWNER_PASSPHRASE, StaffTable, dealt_key, staff_login
+from helpers import StaffTable, dealt_key, owner_login
 
 pytestmark = [pytest.mark.browser, pytest.mark.daemon]
 
@@ -53,11 +53,7 @@ def test_the_broker_and_keys_sections_say_what_is_so_and_what_each_button_does(t
     for name, answer in (("broker", BROKER), ("keys", REVOKED)):
         page.route(f"**/staff/api/{name}", answering(answer))
     try:
-        staff_login(page, table.base)
-        page.wait_for_selector("#desk:visible")
-        page.fill("#owner-passphrase", OWNER_PASSPHRASE)
-        page.click("#owner-form button")
-        page.wait_for_selector("#owner-end:visible")
+        owner_login(page, table.base)
         expect(page.locator('#cafe-broker-tables button[data-table="terrace"]')).to_have_text(said["given"])
         own = page.locator("#cafe-broker-tables > li").first
         expect(own).to_have_text(said["this table"])

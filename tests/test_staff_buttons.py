@@ -12,7 +12,7 @@ import pytest
 
 from pi_table.web.sections import SECTIONS
 
-from helpers import OWNER_PASSPHRASE, dealt_key, staff_login
+from helpers import OWNER_PASSPHRASE, dealt_key, owner_login, staff_login
 from helpers import StaffTable as InProcessTable
 
 pytestmark = [pytest.mark.browser, pytest.mark.daemon]
@@ -87,11 +87,7 @@ def test_every_button_of_the_staff_page_works_on_a_phone(tmp_path, browser, lang
     seen: set[str] = set()
     pressed: list[str] = []
     try:
-        staff_login(page, table.base)
-        page.wait_for_selector("#desk:visible")
-        page.fill("#owner-passphrase", OWNER_PASSPHRASE)
-        page.click("#owner-form button")
-        page.wait_for_selector("#owner-end:visible")
+        owner_login(page, table.base)
         settle(page)
         ids = page.evaluate("() => [...document.querySelectorAll('[id]')].map((node) => node.id)")
         assert sorted({name for name in ids if ids.count(name) > 1}) == []  # a second one: $() finds the first alone
