@@ -112,7 +112,8 @@ class Idle:
         journal.write_text("{}\n")
         self.journal, self.night_open, self.asked = journal, False, []
         self.config = SimpleNamespace(security=schedule)
-        self.session = SimpleNamespace(journal=SimpleNamespace(path=journal))
+        self.session = SimpleNamespace(journal=SimpleNamespace(path=journal), record=SimpleNamespace(moves=3),
+                                       state=SimpleNamespace(is_over=False))
         self.staff_desk = SimpleNamespace(ask=lambda act, **args: self.asked.append(act))
 
     def moved(self, when: float) -> None:
@@ -154,6 +155,22 @@ def test_a_run_due_waits_for_the_table_to_be_idle_with_no_night_open_and_is_aske
     assert not schedule.tick() and not schedule.running()
     now[0] = at(26, 4, 0)
     assert schedule.tick() and table.asked == ["security", "security"]
+
+
+def test_a_game_dealt_and_untouched_or_over_is_not_said_to_be_played(tmp_path):
+    """The journal is written when a game is dealt (at every start, after every game) as well as
+    at each move: the page said "(a game is being played…)" of an idle table. A game is played
+    while it has moves, is not over, and its last move is recent."""
+    from pi_table.daemon.security import SecurityUpdates
+
+    table, now = Idle(Schedule("daily", 4), tmp_path / "game.jsonl"), [at(25, 21)]
+    table.moved(at(25, 20, 59))  # written a minute ago
+    schedule = SecurityUpdates(table, home=tmp_path / "home", clock=lambda: now[0])
+    assert schedule.busy() is not None  # a move a minute ago
+    table.session.record.moves = 0  # dealt a minute ago, untouched
+    assert schedule.busy() is None and schedule.view("en")["waits"] is None
+    table.session.record.moves, table.session.state.is_over = 9, True  # its last move ended it
+    assert schedule.busy() is None and schedule.view("en")["waits"] is None
 
 
 def test_the_owners_run_during_a_game_is_not_said_to_wait(tmp_path):

@@ -1,9 +1,9 @@
 """The security updates' side in the service (``release.system`` is the root helper's): the
 schedule kept (the owner's ``[system] security_updates`` and ``security_hour``), never during
 a game or a night: once a run is due, the root helper is asked at the first moment the table is
-idle (no move for ``PLAYED_S``, whatever the game) with no night open. And the staff page's
-section (``web.sections.security``): the last run, what changed, whether a reboot is due, and
-a run asked now by the owner.
+idle (no game under way with a move within ``PLAYED_S``, whatever the game) with no night open.
+And the staff page's section (``web.sections.security``): the last run, what changed, whether a
+reboot is due, and a run asked now by the owner.
 """
 
 from __future__ import annotations
@@ -68,11 +68,13 @@ class SecurityUpdates:
         return Releases(self.home).note(system.NOTE) or {}
 
     def busy(self) -> Text | None:
-        """Why a run would disturb the table now (a game played: a move within ``PLAYED_S``, as
-        its journal was last written; a night open); None when idle."""
-        night, journal = self.daemon.night, self.daemon.session.journal
+        """Why a run would disturb the table now (a game played: one with moves, not over, its
+        last move within ``PLAYED_S`` as its journal was last written; a night open); None when
+        idle. A game dealt and untouched is not played: its journal is written at the deal too."""
+        night, session = self.daemon.night, self.daemon.session
         if night is not None and night.book.night is not None and night.book.night.open:
             return Phrase.of(IN_A_NIGHT)
+        journal = session.journal if session.record.moves and not session.state.is_over else None
         try:
             moved = None if journal is None else journal.path.stat().st_mtime
         except OSError:
