@@ -203,6 +203,28 @@ def test_a_reboot_due_is_said_until_the_computer_restarts(tmp_path):
     assert (last["outcome"], last["reboot"], last["reboot_for"]) == ("done", False, [])
 
 
+def test_a_reboot_due_heads_the_health_page_in_every_language_until_the_computer_restarts(tmp_path):
+    """The headline said "All good" while the security section said a reboot was due: a reboot
+    due is something to do, so it is in the headline, and says what to press."""
+    from pi_table.daemon.security import SecurityUpdates
+    from pi_table.web.sections.health import headline
+
+    machine = DebianMachine(tmp_path / "system")
+    helper.security(machine.helper, machine.status, healthy_s=5)  # a run that went well, libc6 asks for a reboot
+    table = Idle(Schedule("daily", 4), tmp_path / "game.jsonl")
+    schedule = SecurityUpdates(table, home=machine.helper.releases.home, reboot_flag=machine.flag)
+    said = headline(schedule.attention("en"), "en")
+    assert not said["ok"] and "libc6" in said["text"] and "reboot" in said["text"]
+    assert said["advice"] == "Restart the computer under Power."
+    italian = headline(schedule.attention("it"), "it")
+    assert not italian["ok"] and "libc6" in italian["text"] and italian["text"] != said["text"]
+    assert italian["advice"] != said["advice"]
+    machine.flag.with_name(machine.flag.name + ".pkgs").unlink()  # a reboot asked by no package named
+    assert "reboot" in headline(schedule.attention("en"), "en")["text"]
+    machine.flag.unlink()  # the computer restarted: /run is a fresh tmpfs
+    assert schedule.attention("en") == [] and headline([], "en")["ok"]
+
+
 @pytest.mark.daemon
 def test_the_staff_page_shows_the_last_run_the_owner_runs_it_now_and_an_unhealthy_one_heads_the_page(tmp_path):
     from helpers import Staff, StaffTable, dealt_key

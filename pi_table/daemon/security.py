@@ -37,8 +37,11 @@ IN_A_NIGHT = N_("a game night is open: the security updates wait until it is clo
 RUNNING = N_("the security updates are being applied already")
 UNHEALTHY = N_("A security update left the table unhealthy.")
 FAILED = N_("The security updates failed.")
-FAULTS = (UNHEALTHY, FAILED)
-"""The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each."""
+REBOOT_FOR = N_("A reboot is due to finish the security updates ({packages}).")
+REBOOT = N_("A reboot is due to finish the security updates.")
+RESTART = N_("Restart the computer under Power.")
+FAULTS = (UNHEALTHY, FAILED, REBOOT_FOR)
+"""The templates of the headline's lines this module reports: docs/cafe/troubleshooting.md has an entry for each."""
 
 
 class Table(Protocol):
@@ -135,12 +138,17 @@ class SecurityUpdates:
 
     def attention(self, lang: str) -> list[dict[str, str]]:
         """What the staff page's headline says of the last run, in ``lang``: one that left the
-        table unhealthy, or failed, and why; nothing once a later run ended well."""
-        note = self.note()
+        table unhealthy, or failed, and why (nothing once a later run ended well); and a reboot
+        due, as the system says now, until the computer restarts."""
+        note, found = self.note(), []
         what = {"unhealthy": UNHEALTHY, "failed": FAILED}.get(str(note.get("outcome")))
-        if what is None:
-            return []
-        return [{"what": say(Phrase.of(what), lang), "advice": (said(note.get("why")) or {}).get(lang, "")}]
+        if what is not None:
+            found.append({"what": say(Phrase.of(what), lang), "advice": (said(note.get("why")) or {}).get(lang, "")})
+        due = system.reboot_due(self.reboot_flag)
+        if due is not None:
+            reboot = Phrase.of(REBOOT_FOR, packages=", ".join(due)) if due else Phrase.of(REBOOT)
+            found.append({"what": say(reboot, lang), "advice": say(Phrase.of(RESTART), lang)})
+        return found
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self.run, name="security-updates", daemon=True)
