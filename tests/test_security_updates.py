@@ -40,6 +40,31 @@ def test_a_run_with_nothing_to_patch_restarts_nothing(tmp_path):
     assert not any(call.startswith("systemctl") for call in machine.called())
 
 
+def test_once_applied_the_run_is_said_to_check_the_tables_health_not_to_be_applied(tmp_path):
+    """The page said "Being applied now…" for the whole of the wait for the restarted table's
+    health, after the updates were in: the run notes that they are applied and what changed."""
+    import threading
+
+    from pi_table.daemon.security import SecurityUpdates
+
+    machine = DebianMachine(tmp_path / "system", healthy=False)  # the health is waited for its whole time
+    table = Idle(Schedule("daily", 4), tmp_path / "game.jsonl")
+    schedule = SecurityUpdates(table, home=machine.helper.releases.home, reboot_flag=machine.flag)
+    run = threading.Thread(target=helper.security, args=(machine.helper, machine.status), kwargs={"healthy_s": 3})
+    run.start()
+    try:
+        deadline = time.monotonic() + 2
+        while "systemctl restart pi-table.service" not in machine.called() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        view = schedule.view("en")
+        assert view["running"] and view["checking"]  # the table restarted on them, its health asked
+        assert [each["package"] for each in view["applied"]] == ["libc6:arm64", "openssl:arm64"]
+    finally:
+        run.join()
+    view = schedule.view("en")
+    assert not view["running"] and not view["checking"] and view["last"]["outcome"] == "unhealthy"
+
+
 def test_a_security_update_that_leaves_the_table_unhealthy_is_reported_in_every_language(tmp_path):
     machine = DebianMachine(tmp_path, healthy=False)
     note = helper.security(machine.helper, machine.status, healthy_s=1)

@@ -123,8 +123,9 @@ class SecurityUpdates:
         return problem
 
     def view(self, lang: str) -> dict[str, Any]:
-        """The section's: the schedule, whether a run is under way or would wait, and the last run
-        (when, how it ended and why in ``lang``, what changed, whether a reboot is due)."""
+        """The section's: the schedule, whether a run is under way (``checking``: its updates
+        ``applied``, the table's health asked on them) or would wait, and the last run (when, how
+        it ended and why in ``lang``, what changed, whether a reboot is due)."""
         schedule, note = self.daemon.config.security, self.note()
         last = None
         if "outcome" in note:
@@ -133,7 +134,9 @@ class SecurityUpdates:
                 "reboot": due is not None, "reboot_for": due or [], "why": (said(note.get("why")) or {}).get(lang)}
         running = self.running()
         waits = None if running else self.busy()  # a run under way (the owner's) waits for nothing
+        applied = note.get("applied") if running and note.get("running") is True else None
         return {"schedule": {"every": schedule.every, "hour": schedule.hour}, "running": running,
+                "checking": applied is not None, "applied": applied or [],
                 "waits": None if waits is None else say(waits, lang), "last": last}
 
     def attention(self, lang: str) -> list[dict[str, str]]:

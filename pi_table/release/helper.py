@@ -430,6 +430,7 @@ def security(helper: Helper, status: Sequence[str], healthy_s: float = HEALTHY_S
     outcome, reason = ("failed", why(N_("unattended-upgrade failed: {error}"), error=failed)) if failed is not None \
         else ("done", None) if found else ("nothing", None)
     if found:
+        system.applied(releases, found)
         subprocess.run([*helper.systemctl, "restart", "pi-table.service"], check=False)
         deadline = time.monotonic() + healthy_s
         while (answer := asked_status(status))[0] is None or not answer[1]:
