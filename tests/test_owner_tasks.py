@@ -112,7 +112,7 @@ SAID = {
         "passphrase changed": "The owner's passphrase is changed: this phone acts as the owner, every other gives the "
                               "new one.",
         "replaces": "Restoring it replaces:",
-        "restored": "Restored: the table restarts to try it and resumes its game.",
+        "restored": "Restored: the table restarts to try it, and deals a new game: the game in play has ended.",
         "holds": "the settings, the staff PIN",
         "asked keys": "Asked: the table changes its keyring in a moment.",
         "added": "Key owner added: {fingerprint}.",
@@ -163,7 +163,7 @@ SAID = {
         "passphrase changed": "La frase segreta del gestore è cambiata: questo telefono agisce come gestore, ogni "
                               "altro dà quella nuova.",
         "replaces": "Ripristinarlo sostituisce:",
-        "restored": "Ripristinato: il tavolo si riavvia per provarlo e riprende la sua partita.",
+        "restored": "Ripristinato: il tavolo si riavvia per provarlo e prepara una nuova partita: la partita in corso si è chiusa.",
         "holds": "le impostazioni, il PIN dello staff",
         "asked keys": "Richiesto: il tavolo cambia il suo portachiavi tra un momento.",
         "added": "Chiave owner aggiunta: {fingerprint}.",
