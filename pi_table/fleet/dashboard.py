@@ -96,6 +96,7 @@ WORDS = {  # the page's words, translated once for the page's language
     "in_clear": N_("The password is taken over https only, never in clear: without the table's certificate this page "
                    "answers this machine alone (the table's screen says why and what to do)."),
     "none": N_("none"),
+    "unheard": N_("never reported"),
     "dropped": N_("messages dropped: {count} (the last: {why})"),
     "standings": N_("Standings of {night}"), "hosted": N_("run from table {host}"), "closed": N_("closed"),
     "apart": N_("from elsewhere: not a night of the café's tables"),
@@ -401,6 +402,7 @@ class Fleet:
         return {
             "table_id": table.table_id,
             "online": table.online,
+            "heard": table.seen is not None,  # a café's table that never reported is listed too (``rows``)
             "activity": activity(status),
             "game": status.get("game"),
             "game_id": status.get("game_id"),
@@ -429,9 +431,12 @@ class Fleet:
                 for code, count in counted.most_common()]
 
     def rows(self) -> list[dict[str, object]]:
+        """Every table's row: each heard from, and each of the owner's ``cafe_tables`` never heard
+        from (not "1 of 1 tables online" when the café has three)."""
         today = self.today()
         with self._lock:
-            return [self._row(table, today) for _, table in sorted(self.tables.items())]
+            tables = {**{table_id: TableRow(table_id) for table_id in self.cafe}, **self.tables}
+            return [self._row(table, today) for _, table in sorted(tables.items())]
 
     def csv(self) -> str:
         """Today's finished games (the clock's day), one line each, oldest first."""
@@ -825,7 +830,7 @@ function draw(row) {
   tr.replaceChildren();
   tr.className = row.online ? "online" : "offline";
   tr.append(cell(row.table_id));
-  const on = cell(row.online ? WORDS.online : WORDS.offline);
+  const on = cell(row.online ? WORDS.online : row.heard ? WORDS.offline : WORDS.unheard);
   const dot = document.createElement("span"); dot.className = "dot " + (row.online ? "on" : "off"); on.prepend(dot);
   tr.append(on);
   tr.append(cell(row.game ? row.game_title + ": " + WORDS[row.activity] : WORDS.idle));
