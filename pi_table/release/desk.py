@@ -82,8 +82,13 @@ def last_act(home: Path, acts: tuple[str, ...]) -> dict[str, Any] | None:
     shared = releases.note(LAST)
     if not notes and shared is not None and shared.get("act") in acts:
         notes = [shared]
-    newest = max(notes, key=lambda note: note.get("at") if isinstance(note.get("at"), int | float) else 0, default=None)
-    return _told(newest)
+    return _told(max(notes, key=_at, default=None))
+
+
+def _at(note: dict[str, Any]) -> float:
+    """When a note was written (0 when it does not say)."""
+    at = note.get("at")
+    return float(at) if isinstance(at, int | float) else 0.0
 
 
 def seen_networks(home: Path = HOME) -> list[dict[str, Any]]:
