@@ -272,6 +272,34 @@ def test_no_exception_reaches_the_mqtt_clients_thread(monkeypatch):
     assert row["dropped_why"] == "the dashboard failed on a message (its own fault: see its log)"
 
 
+def test_the_pages_speak_the_phones_language_when_the_table_has_it_else_the_tables():
+    """Issue 62, 4: the login page was English under an Italian phone, with no way to another
+    language. The pages, and the rows they show, speak the phone's language (Accept-Language)
+    among the table's, else the table's own."""
+    dashboard = Dashboard(broker_config("mqtt://127.0.0.1:1"), "127.0.0.1", 0, hash_password(PASSWORD), lang="en")
+    broken = table_status(health={"touch": "not working: unplugged", "leds": "ok"})
+    dashboard._message(dashboard.client, None, mqtt_message("pi-table/bar/status", message(broken)))
+    dashboard.start()
+    try:
+        italian = {"Accept-Language": "it-IT,it;q=0.9,en-US;q=0.8,en;q=0.7"}
+        response, body = request(dashboard, "GET", "/login", headers=italian)
+        assert response.status == 200 and '<html lang="it">' in body and "Entra</button>" in body
+        response, body = request(dashboard, "GET", "/login", headers={"Accept-Language": "fr-FR,fr;q=0.9"})
+        assert '<html lang="en">' in body and "Sign in</button>" in body  # none the table speaks: the table's
+        assert "Sign in</button>" in request(dashboard, "GET", "/login", headers={"Accept-Language": "fr, it;q=0"})[1]
+        assert "Sign in</button>" in request(dashboard, "GET", "/login")[1]
+        session = login(dashboard).split(";", 1)[0]
+        response, body = request(dashboard, "GET", "/", headers={"Cookie": session, **italian})
+        assert '<html lang="it">' in body and "tavoli collegati" in body
+        response, body = request(dashboard, "GET", "/api/tables", headers={"Cookie": session, **italian})
+        [row] = json.loads(body)
+        assert row["faults"] == ["scheda touch: non funziona: unplugged"] and row["lang"] == "it"
+        [row] = json.loads(request(dashboard, "GET", "/api/tables", headers={"Cookie": session})[1])
+        assert row["faults"] == ["touch board: not working: unplugged"]
+    finally:
+        dashboard.stop()
+
+
 def local(day: dt.date, hour: int, minute: int = 0) -> float:
     return dt.datetime.combine(day, dt.time(hour, minute)).timestamp()
 
