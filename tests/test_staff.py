@@ -1143,15 +1143,19 @@ def test_the_logs_dates_are_typed_as_the_pages_language_writes_them_not_as_the_p
         today = time.gmtime()
         expect(since).to_have_attribute("placeholder", re.compile(rf"^{time.strftime('%m/%d/%Y', today)}, \d\d:\d\d$"))
 
-        def asked(typed: str) -> str | None:
-            """The log's ``since`` the page asks for once ``typed`` is in From."""
-            since.fill(typed)
+        def asked(typed: str, name: str = "since") -> str | None:
+            """The log's ``since`` (or ``until``) the page asks for once ``typed`` is in From (or To)."""
+            field = page.locator(f"#log-{name}")
+            field.fill(typed)
             with page.expect_request(lambda request: "/staff/api/log?" in request.url) as request:
-                since.blur()
-            return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(request.value.url).query)).get("since")
+                field.blur()
+            asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(request.value.url).query)).get(name)
+            field.fill("")
+            return asked
 
         assert asked("03/04/2026, 05:06") == str(calendar.timegm((2026, 3, 4, 5, 6, 0)))  # month first in English
         assert asked("12/31/2026") == str(calendar.timegm((2026, 12, 31, 0, 0, 0)))  # a day alone: from its start
+        assert asked("12/30/2026", "until") == str(calendar.timegm((2026, 12, 31, 0, 0, 0)))  # and to its end
         page.select_option("#lang", "it")
         expect(page.locator("#undo")).to_have_text("Annulla mossa")
         page.click("#log-refresh")

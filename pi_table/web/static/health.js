@@ -89,6 +89,7 @@ function logQuery() {
     field.placeholder = typedWhen(new Date());  // as the page's language writes a date, not the phone's locale
     const chosen = field.value.trim() ? readWhen(field.value) : null;  // the phone's local time
     field.setAttribute("aria-invalid", String(!!field.value.trim() && chosen === null));
+    if (chosen && name === "until" && (field.value.match(/\d+/g) || []).length === 3) chosen.setDate(chosen.getDate() + 1);  // a day alone: to its end
     if (chosen) query.set(name, String(Math.floor(chosen.getTime() / 1000)));
   }
   return query;
