@@ -309,7 +309,7 @@ def act(helper: Helper, spool: Path, log: IO[str] = sys.stdout) -> int:
         return _owner_wipe(helper, log)
     if request["act"] in ("reboot", "poweroff"):
         releases.note_act({"act": request["act"], "outcome": "done", "at": time.time(),
-                                   "why": why(N_("asked from the staff page"))})
+                           "why": why(N_("asked from the staff page"))})
         return subprocess.run([*helper.systemctl, request["act"]], check=False).returncode
     try:
         outcome = update(helper, request, spool, log)

@@ -9,7 +9,8 @@ one is half built (a power cut, a failed pip) and is never linked; the next buil
 again. A switch to a new release is a trial (``trial.json``): the start count it has had and the
 release to go back to. The service's next start proves it (healthy: kept) or, if one start went
 by unproven, rolls it back; ``rolled-back.json`` says what went back and why, ``last.json`` how
-the last act asked of the helper ended, and ``last-ACT.json`` how the last act of each kind did. Only root writes here; the service reads.
+the last act asked of the helper ended, and ``last-ACT.json`` how the last act of each kind did.
+Only root writes here; the service reads.
 
 Standard library only, beside ``pi_table.files``: the root helper runs this with the system's
 Python, from the copy of the package the installer put in /opt/pi-table/lib, never from a release.
