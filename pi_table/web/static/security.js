@@ -67,7 +67,9 @@ function drawSecurity(data) {
   $("security-packages").replaceChildren(...changed.map((each) =>
     el("li", { text: `${each.package.split(":")[0]}: ${each.from || "-"} → ${each.to || "-"}` })));
   $("security-run").disabled = data.running;
-  if (data.running && securityPoll === null) securityPoll = setInterval(() => loadSecurity(true), RUNNING_MS);
+  if (data.running && securityPoll === null) {
+    securityPoll = setInterval(() => { if (csrf && !$("desk").hidden) loadSecurity(true); }, RUNNING_MS);
+  }
   if (!data.running && securityPoll !== null) { clearInterval(securityPoll); securityPoll = null; }
 }
 
