@@ -220,7 +220,9 @@ def main(argv: list[str]) -> None:
         if name not in profiles:
             fail(10, f"{name} - no such connection profile.")
         ipv4 = profiles[name].get("ipv4", {})
-        out = [f"{field}:{escaped(ipv4.get(field.removeprefix('ipv4.'), ''))}" for field in fields or ()]
+        settings = {**{f"ipv4.{key}": value for key, value in ipv4.items()},
+                    "802-11-wireless.ssid": profiles[name].get("ssid", "")}
+        out = [f"{field}:{escaped(settings.get(field, ''))}" for field in fields or ()]
     elif argv[:2] == ["general", "hostname"]:  # general.c: the name, or the new one as it is, and no more
         if len(argv) > 3:
             fail(2, "too many arguments.")

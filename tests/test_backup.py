@@ -667,7 +667,10 @@ def test_the_service_gives_the_staff_no_key_and_a_restored_game_never_comes_back
         assert status == 200 and answer["replaces"][4:] == [
             GAME_ENDS, "left out of the backup: the phones' secret and links (the table makes a new secret)",
             "left out of the backup: 1 game that is not finished (a backup brings finished games only)"]
-        assert upload(staff, "/staff/api/restore", older) == (200, {"ok": True, "restarting": True})
+        status, answer = upload(staff, "/staff/api/restore", older)
+        assert status == 200 and answer["ok"] and answer["restarting"]
+        assert answer["said"] == ("Restored: the table restarts to try it, and deals a new game: the game in play "
+                                  "has ended.")  # it said "resumes its game" below "the game in play ends"
         assert service.exited() == EXIT_RESTART
         service.start()
         dealt = service.status()["game_id"]

@@ -159,6 +159,25 @@ def test_the_helper_opens_the_tables_own_wifi_only_while_the_table_waits_for_its
     assert network.state().hotspot
 
 
+def test_the_network_the_wifi_joined_is_said_by_its_name_beside_a_cable_too(tmp_path, monkeypatch):
+    """Issue 62, 4: on a table with a cable the Wi-Fi section said "On the network Wired connection
+    1" after joining Wi-Fi (the first active connection); on Wi-Fi alone, the profile's name, not
+    the café's network's."""
+    nm = FakeNetworkManager(tmp_path / "nm", monkeypatch, networks=(("Cafe", "espresso-42"), ("Bar 2", "")))
+    nm.cabled()
+    nm.write({**nm.state, "radio": "on"})
+    assert network.state() == network.Network(True, "Wired connection 1", False)  # by its cable alone
+    acts, spool = acts_of(tmp_path), tmp_path / "spool"
+    assert asked(acts, spool, "wifi", ssid="Cafe", password="espresso-42") == 0
+    assert nm.active() == ["Wired connection 1", "pi-table-wifi"]
+    assert network.state() == network.Network(True, "Cafe", False)
+    state = nm.state
+    state["active"], state["profiles"] = [], {}
+    nm.write(state)
+    nm.on_wifi("Bar 2")  # Raspberry Pi Imager's profile, "preconfigured"
+    assert network.state() == network.Network(True, "Bar 2", False)
+
+
 def test_a_wifi_joined_from_the_tables_own_replaces_it_and_is_kept_under_the_tables_name(tmp_path, monkeypatch):
     nm = FakeNetworkManager(tmp_path / "nm", monkeypatch, networks=(("Cafe", "espresso-42"),))
     acts, spool = acts_of(tmp_path), tmp_path / "spool"
@@ -167,7 +186,7 @@ def test_a_wifi_joined_from_the_tables_own_replaces_it_and_is_kept_under_the_tab
     assert nm.active() == ["pi-table-wifi"] and nm.state["profiles"]["pi-table-wifi"]["ssid"] == "Cafe"
     assert ["--wait", "60", "device", "wifi", "connect", "Cafe", "password", "espresso-42", "ifname", "wlan0", "name",
             "pi-table-wifi-new"] in nm.calls()
-    assert network.state() == network.Network(True, "pi-table-wifi", False)
+    assert network.state() == network.Network(True, "Cafe", False)  # the café's Wi-Fi, not the profile's name
     last = desk.state(acts.releases.home)["last"]
     assert last["act"] == "wifi" and last["ssid"] == "Cafe" and last["outcome"] == "done"
     assert "espresso-42" not in json.dumps(last)
@@ -187,7 +206,7 @@ def test_a_wifi_that_cannot_be_joined_leaves_the_table_where_it_was_and_says_why
     nm.on_wifi("Bar")  # later, on the café's Wi-Fi: a wrong password there goes back to it, not the hotspot
     assert asked(acts, spool, "wifi", ssid="Cafe", password="wrong-password") == 1
     assert nm.active() == ["preconfigured"]
-    assert desk.state(acts.releases.home)["last"]["why"]["en"].endswith("it is back on preconfigured")
+    assert desk.state(acts.releases.home)["last"]["why"]["en"].endswith("it is back on Bar")  # the network, by its name
 
 
 def test_the_fake_nmcli_reads_its_arguments_as_nmcli_does(tmp_path, monkeypatch):
@@ -234,7 +253,7 @@ def test_every_connection_the_helper_names_is_read_by_nmcli_as_a_name(tmp_path, 
     acts, spool = acts_of(tmp_path), tmp_path / "spool"
     assert asked(acts, spool, "wifi", ssid="Cafe", password="wrong-password") == 1
     assert nm.active() == ["--ask"]
-    assert desk.state(acts.releases.home)["last"]["why"]["en"].endswith("it is back on --ask")
+    assert desk.state(acts.releases.home)["last"]["why"]["en"].endswith("it is back on Bar")  # brought up by its profile, said by its network
     assert asked(acts, spool, "wifi", ssid="Cafe", password="espresso-42") == 0
     named = [call for call in nm.calls() if call[:1] == ["connection"] and call[1] in ("up", "down", "delete", "modify")]
     assert named and all(call[2] == "id" for call in named), named

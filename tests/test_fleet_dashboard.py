@@ -57,6 +57,22 @@ def message(value) -> bytes:
     return json.dumps(value).encode()
 
 
+def test_a_cafe_table_that_never_reported_is_listed_as_not_heard_from():
+    """Issue 62, 4: the page said "1 of 1 tables online" with three tables on the broker: a table
+    of the owner's list (``[fleet] cafe_tables``) that never reported had no row at all."""
+    fleet = Fleet(clock=lambda: NOON, cafe_tables=["bar-1", "bar-2", "bar-3"])
+    fleet.take("pi-table/bar-1/online", b"true")
+    fleet.take("pi-table/bar-1/status", message(table_status()))
+    fleet.take("pi-table/guest/online", b"true")  # a table not on the list still has its row
+    rows = {row["table_id"]: row for row in fleet.rows()}
+    assert sorted(rows) == ["bar-1", "bar-2", "bar-3", "guest"]
+    assert rows["bar-1"]["online"] is True and rows["bar-1"]["heard"] is True
+    assert rows["bar-2"]["online"] is None and rows["bar-2"]["heard"] is False and rows["bar-2"]["game"] is None
+    assert rows["bar-2"]["faults"] == [] and rows["bar-2"]["games_today"] == 0 and rows["bar-2"]["seen"] is None
+    fleet.take("pi-table/bar-2/online", b"false")  # its last will, once it connected
+    assert {row["table_id"]: row["heard"] for row in fleet.rows()}["bar-2"] is True
+
+
 def test_the_fleet_keeps_each_tables_row_from_its_messages():
     clock = [NOON]
     fleet = Fleet(clock=lambda: clock[0])
@@ -254,6 +270,34 @@ def test_no_exception_reaches_the_mqtt_clients_thread(monkeypatch):
     [row] = dashboard.fleet.rows()
     assert (row["game_id"], row["dropped"]) == ("g2", 1)
     assert row["dropped_why"] == "the dashboard failed on a message (its own fault: see its log)"
+
+
+def test_the_pages_speak_the_phones_language_when_the_table_has_it_else_the_tables():
+    """Issue 62, 4: the login page was English under an Italian phone, with no way to another
+    language. The pages, and the rows they show, speak the phone's language (Accept-Language)
+    among the table's, else the table's own."""
+    dashboard = Dashboard(broker_config("mqtt://127.0.0.1:1"), "127.0.0.1", 0, hash_password(PASSWORD), lang="en")
+    broken = table_status(health={"touch": "not working: unplugged", "leds": "ok"})
+    dashboard._message(dashboard.client, None, mqtt_message("pi-table/bar/status", message(broken)))
+    dashboard.start()
+    try:
+        italian = {"Accept-Language": "it-IT,it;q=0.9,en-US;q=0.8,en;q=0.7"}
+        response, body = request(dashboard, "GET", "/login", headers=italian)
+        assert response.status == 200 and '<html lang="it">' in body and "Entra</button>" in body
+        response, body = request(dashboard, "GET", "/login", headers={"Accept-Language": "fr-FR,fr;q=0.9"})
+        assert '<html lang="en">' in body and "Sign in</button>" in body  # none the table speaks: the table's
+        assert "Sign in</button>" in request(dashboard, "GET", "/login", headers={"Accept-Language": "fr, it;q=0"})[1]
+        assert "Sign in</button>" in request(dashboard, "GET", "/login")[1]
+        session = login(dashboard).split(";", 1)[0]
+        response, body = request(dashboard, "GET", "/", headers={"Cookie": session, **italian})
+        assert '<html lang="it">' in body and "tavoli collegati" in body
+        response, body = request(dashboard, "GET", "/api/tables", headers={"Cookie": session, **italian})
+        [row] = json.loads(body)
+        assert row["faults"] == ["scheda touch: non funziona: unplugged"] and row["lang"] == "it"
+        [row] = json.loads(request(dashboard, "GET", "/api/tables", headers={"Cookie": session})[1])
+        assert row["faults"] == ["touch board: not working: unplugged"]
+    finally:
+        dashboard.stop()
 
 
 def local(day: dt.date, hour: int, minute: int = 0) -> float:
@@ -693,6 +737,27 @@ def test_on_a_phone_each_table_is_a_card_showing_every_column_by_its_name(dashbo
         assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing to scroll sideways
         page.close()
     finally:
+        table.stop()
+
+
+def test_the_page_counts_the_cafes_tables_that_never_reported(dashboard, broker, browser):
+    """Issue 62, 4: "1 of 1 tables online" with three tables on the broker. The café's list names
+    the tables: one that never reported is counted, and its row says so."""
+    table = reporter(broker, "bar-1")
+    dashboard.fleet.cafe = frozenset({"bar-1", "bar-2", "terrace"})
+    try:
+        table.offer(table_status())
+        page = browser.new_page()
+        page.goto(f"{dashboard.url}/login")
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button")
+        page.wait_for_selector("#rows tr:nth-child(3)", timeout=10_000)
+        page.wait_for_function("document.getElementById('count').innerText === '1 of 3 tables online'", timeout=10_000)
+        assert "never reported" in page.inner_text("#rows tr:nth-child(2)")  # bar-2
+        assert "online" in page.inner_text("#rows tr:nth-child(1)")
+        page.close()
+    finally:
+        dashboard.fleet.cafe = frozenset()
         table.stop()
 
 

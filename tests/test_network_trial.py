@@ -76,6 +76,12 @@ def test_a_fixed_address_not_reached_again_comes_back_by_itself_and_says_why(tmp
     assert last["why"]["en"] == ("the staff page was not reached at 10.0.0.9 within 1 s: the table is back on its "
                                  "address before")
     assert last["why"]["it"] != last["why"]["en"]
+    (spool / requests.REQUEST).write_text('{"act": "nonsense"}')  # any other request after it (issue 62, 4)
+    assert helper.act(acts, spool) == 1
+    assert desk.state(acts.releases.home)["last"]["act"] == "unknown"  # the newest act of all
+    kept = desk.last_act(acts.releases.home, ("ipv4", "hostname"))  # the network section's: its own act's, still
+    assert (kept["act"], kept["outcome"], kept["why"]) == ("ipv4", "rolled back", last["why"])
+    assert desk.last_act(acts.releases.home, ("keys-add", "keys-revoke")) is None
 
 
 def test_the_host_name_is_kept_once_reached_by_it_and_put_back_when_not(tmp_path, monkeypatch):

@@ -40,6 +40,31 @@ def test_a_run_with_nothing_to_patch_restarts_nothing(tmp_path):
     assert not any(call.startswith("systemctl") for call in machine.called())
 
 
+def test_once_applied_the_run_is_said_to_check_the_tables_health_not_to_be_applied(tmp_path):
+    """The page said "Being applied now…" for the whole of the wait for the restarted table's
+    health, after the updates were in: the run notes that they are applied and what changed."""
+    import threading
+
+    from pi_table.daemon.security import SecurityUpdates
+
+    machine = DebianMachine(tmp_path / "system", healthy=False)  # the health is waited for its whole time
+    table = Idle(Schedule("daily", 4), tmp_path / "game.jsonl")
+    schedule = SecurityUpdates(table, home=machine.helper.releases.home, reboot_flag=machine.flag)
+    run = threading.Thread(target=helper.security, args=(machine.helper, machine.status), kwargs={"healthy_s": 3})
+    run.start()
+    try:
+        deadline = time.monotonic() + 2
+        while "systemctl restart pi-table.service" not in machine.called() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        view = schedule.view("en")
+        assert view["running"] and view["checking"]  # the table restarted on them, its health asked
+        assert [each["package"] for each in view["applied"]] == ["libc6:arm64", "openssl:arm64"]
+    finally:
+        run.join()
+    view = schedule.view("en")
+    assert not view["running"] and not view["checking"] and view["last"]["outcome"] == "unhealthy"
+
+
 def test_a_security_update_that_leaves_the_table_unhealthy_is_reported_in_every_language(tmp_path):
     machine = DebianMachine(tmp_path, healthy=False)
     note = helper.security(machine.helper, machine.status, healthy_s=1)
@@ -112,7 +137,8 @@ class Idle:
         journal.write_text("{}\n")
         self.journal, self.night_open, self.asked = journal, False, []
         self.config = SimpleNamespace(security=schedule)
-        self.session = SimpleNamespace(journal=SimpleNamespace(path=journal))
+        self.session = SimpleNamespace(journal=SimpleNamespace(path=journal), record=SimpleNamespace(moves=3),
+                                       state=SimpleNamespace(is_over=False))
         self.staff_desk = SimpleNamespace(ask=lambda act, **args: self.asked.append(act))
 
     def moved(self, when: float) -> None:
@@ -156,6 +182,22 @@ def test_a_run_due_waits_for_the_table_to_be_idle_with_no_night_open_and_is_aske
     assert schedule.tick() and table.asked == ["security", "security"]
 
 
+def test_a_game_dealt_and_untouched_or_over_is_not_said_to_be_played(tmp_path):
+    """The journal is written when a game is dealt (at every start, after every game) as well as
+    at each move: the page said "(a game is being played…)" of an idle table. A game is played
+    while it has moves, is not over, and its last move is recent."""
+    from pi_table.daemon.security import SecurityUpdates
+
+    table, now = Idle(Schedule("daily", 4), tmp_path / "game.jsonl"), [at(25, 21)]
+    table.moved(at(25, 20, 59))  # written a minute ago
+    schedule = SecurityUpdates(table, home=tmp_path / "home", clock=lambda: now[0])
+    assert schedule.busy() is not None  # a move a minute ago
+    table.session.record.moves = 0  # dealt a minute ago, untouched
+    assert schedule.busy() is None and schedule.view("en")["waits"] is None
+    table.session.record.moves, table.session.state.is_over = 9, True  # its last move ended it
+    assert schedule.busy() is None and schedule.view("en")["waits"] is None
+
+
 def test_the_owners_run_during_a_game_is_not_said_to_wait(tmp_path):
     """A run the owner asked for in the middle of a game runs: the page said "Being applied now…
     (a game is being played: the security updates wait…)". The wait is said only of a run due."""
@@ -184,6 +226,28 @@ def test_a_reboot_due_is_said_until_the_computer_restarts(tmp_path):
     machine.flag.unlink()  # the computer restarted: /run is a fresh tmpfs
     last = schedule.view("en")["last"]
     assert (last["outcome"], last["reboot"], last["reboot_for"]) == ("done", False, [])
+
+
+def test_a_reboot_due_heads_the_health_page_in_every_language_until_the_computer_restarts(tmp_path):
+    """The headline said "All good" while the security section said a reboot was due: a reboot
+    due is something to do, so it is in the headline, and says what to press."""
+    from pi_table.daemon.security import SecurityUpdates
+    from pi_table.web.sections.health import headline
+
+    machine = DebianMachine(tmp_path / "system")
+    helper.security(machine.helper, machine.status, healthy_s=5)  # a run that went well, libc6 asks for a reboot
+    table = Idle(Schedule("daily", 4), tmp_path / "game.jsonl")
+    schedule = SecurityUpdates(table, home=machine.helper.releases.home, reboot_flag=machine.flag)
+    said = headline(schedule.attention("en"), "en")
+    assert not said["ok"] and "libc6" in said["text"] and "reboot" in said["text"]
+    assert said["advice"] == "Restart the computer under Power."
+    italian = headline(schedule.attention("it"), "it")
+    assert not italian["ok"] and "libc6" in italian["text"] and italian["text"] != said["text"]
+    assert italian["advice"] != said["advice"]
+    machine.flag.with_name(machine.flag.name + ".pkgs").unlink()  # a reboot asked by no package named
+    assert "reboot" in headline(schedule.attention("en"), "en")["text"]
+    machine.flag.unlink()  # the computer restarted: /run is a fresh tmpfs
+    assert schedule.attention("en") == [] and headline([], "en")["ok"]
 
 
 @pytest.mark.daemon

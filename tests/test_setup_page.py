@@ -326,7 +326,7 @@ def test_the_screen_shows_the_page_and_its_code_and_no_game_takes_a_touch_until_
     assert daemon.status()["game_id"] == game and isinstance(table.shown(), SetupModel)
     boot.look()  # on Raspberry Pi Imager's Wi-Fi: no hotspot asked, the screen says which network
     assert not (table.spool / requests.REQUEST).exists() and table.shown().hotspot is None
-    assert table.shown().network.template == "On the network {network}." and "preconfigured" in str(table.shown().network)
+    assert table.shown().network.template == "On the network {network}." and "Cafe" in str(table.shown().network)
     status, done, _ = call(daemon.companion.base_url, "POST", "/setup/api", form(waiting.code, zone="Etc/UTC"))
     assert status == 200, done
     wait_for(lambda: isinstance(table.shown(), ScreenModel), "the game on the screen once set up")
@@ -369,7 +369,7 @@ def test_with_no_network_the_table_opens_its_own_wifi_and_joins_the_cafes_from_t
     assert done["notes"] == []
     wait_for(lambda: table.nm.active() == ["pi-table-wifi"], "the café's Wi-Fi joined", timeout=20)
     assert (tmp_path / "zone-calls").read_text() == "set-timezone Europe/Rome\n"
-    assert network.state() == network.Network(True, "pi-table-wifi", False)
+    assert network.state() == network.Network(True, "Cafe", False)
 
 
 def test_a_table_whose_own_wifi_will_not_open_says_why_on_its_screen_and_to_connect_a_cable(fresh):
@@ -400,7 +400,7 @@ def test_the_staff_see_the_wifi_and_only_the_owner_changes_it(fresh):
     assert staff.call("GET", "/staff/api/wifi")[0] == 401
     assert staff.login(PIN)[0] == 200
     status, view = staff.call("GET", "/staff/api/wifi")
-    assert status == 200 and view["network"] == {"known": True, "connected": True, "via": "preconfigured",
+    assert status == 200 and view["network"] == {"known": True, "connected": True, "via": "Bar",
                                                  "hotspot": False}
     assert [seen["ssid"] for seen in view["networks"]] == ["Cafe", "Bar"] and view["networks"][1]["in_use"]
     status, refused = staff.call("POST", "/staff/api/wifi", {"ssid": "Cafe", "password": "espresso-42"})
@@ -413,7 +413,7 @@ def test_the_staff_see_the_wifi_and_only_the_owner_changes_it(fresh):
     wait_for(lambda: (staff.call("GET", "/staff/api/wifi")[1]["last"] or {}).get("outcome") == "failed",
              "the join tried and given up", timeout=20)
     view = staff.call("GET", "/staff/api/wifi")[1]
-    assert view["last"]["why"].endswith("it is back on preconfigured") and table.nm.active() == ["preconfigured"]
+    assert view["last"]["why"].endswith("it is back on Bar") and table.nm.active() == ["preconfigured"]
     assert staff.call("POST", "/staff/api/wifi", {"ssid": "Cafe", "password": "espresso-42"})[0] == 202
     wait_for(lambda: table.nm.active() == ["pi-table-wifi"], "the café's other Wi-Fi joined", timeout=20)
 
@@ -502,7 +502,7 @@ def test_the_owner_joins_a_wifi_from_the_staff_page_and_sees_the_answer_beside_t
     try:
         staff_login(page, base, PIN)
         page.locator("#wifi-line").wait_for()
-        expect(page.locator("#wifi-line")).to_have_text("On the network preconfigured.")
+        expect(page.locator("#wifi-line")).to_have_text("On the network Bar.")  # the network's name, not its profile's
         page.fill("#wifi-ssid", "Cafe")
         page.fill("#wifi-password", "espresso-42")
         page.locator("#wifi-form button[type=submit]").click()

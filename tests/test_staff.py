@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -1110,6 +1111,50 @@ def test_the_page_switches_language(tmp_path, browser):
         expect(page.locator("#devices li").first).to_contain_text("la scheda touch")
         page.reload()  # the choice is kept on the phone
         expect(page.locator("#logout")).to_have_text("Esci")
+    finally:
+        context.close()
+        table.close()
+
+
+def test_the_logs_dates_are_typed_as_the_pages_language_writes_them_not_as_the_phones_locale(tmp_path, browser):
+    """Issue 62, 4: the log's From and To were the phone's own date pickers, which write a date
+    as the phone's locale does (27/11/2026 under en-GB) whatever the page's language. They are
+    written, shown and read as the page's language writes a date, in the phone's time."""
+    import calendar
+
+    from playwright.sync_api import expect
+
+    table = InProcessTable(tmp_path, dealt_key())
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB", timezone_id="UTC")
+    try:
+        page = context.new_page()
+        page.goto(f"{table.base}/staff")
+        page.fill("#pin", PIN)
+        page.click("#login button")
+        since = page.locator("#log-since")
+        today = time.gmtime()
+        expect(since).to_have_attribute("placeholder", re.compile(rf"^{time.strftime('%m/%d/%Y', today)}, \d\d:\d\d$"))
+
+        def asked(typed: str, name: str = "since") -> str | None:
+            """The log's ``since`` (or ``until``) the page asks for once ``typed`` is in From (or To)."""
+            field = page.locator(f"#log-{name}")
+            field.fill(typed)
+            with page.expect_request(lambda request: "/staff/api/log?" in request.url) as request:
+                field.blur()
+            asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(request.value.url).query)).get(name)
+            field.fill("")
+            return asked
+
+        assert asked("03/04/2026, 05:06") == str(calendar.timegm((2026, 3, 4, 5, 6, 0)))  # month first in English
+        assert asked("12/31/2026") == str(calendar.timegm((2026, 12, 31, 0, 0, 0)))  # a day alone: from its start
+        assert asked("12/30/2026", "until") == str(calendar.timegm((2026, 12, 31, 0, 0, 0)))  # and to its end
+        page.select_option("#lang", "it")
+        expect(page.locator("#undo")).to_have_text("Annulla mossa")
+        page.click("#log-refresh")
+        expect(since).to_have_attribute("placeholder", re.compile(rf"^{time.strftime('%d/%m/%Y', today)}, \d\d:\d\d$"))
+        assert asked("03/04/2026, 05:06") == str(calendar.timegm((2026, 4, 3, 5, 6, 0)))  # day first in Italian
+        assert asked("31/02/2026") is None  # no such day: not another one
+        expect(since).to_have_attribute("aria-invalid", "true")
     finally:
         context.close()
         table.close()

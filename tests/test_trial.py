@@ -486,9 +486,13 @@ def test_a_file_edited_by_hand_that_is_refused_starts_the_table_on_its_last_good
     staff = service.staff()
     shown = settings_shown(staff)["refused"]
     assert shown["why"].startswith(refused) and "timer.length_s" in shown["why"]
+    assert "on the staff page" in next(warning for warning in service.status()["warnings"] if refused in warning)
+    assert "on the staff page" not in shown["why"]  # said to someone on it: where on it instead
+    assert shown["why"].endswith("correct the file, or press Discard the refused file, under Devices")
     warnings = staff.call("GET", "/staff/api/table")[1]["warnings"]  # said once, by the note with its Discard button
     assert not any(refused in warning for warning in warnings), warnings
-    assert settings_shown(staff, "it")["refused"]["why"].startswith("il file delle impostazioni è stato rifiutato (")
+    italian = settings_shown(staff, "it")["refused"]["why"]
+    assert italian.startswith("il file delle impostazioni è stato rifiutato (") and "Scarta il file rifiutato" in italian
     staff.lang = "en"
     headline = staff.call("GET", "/staff/api/health")[1]["headline"]  # not "All good" over a refused file
     assert (headline["ok"], headline["text"], headline["advice"]) == (False, "The settings file was refused.", shown["why"])

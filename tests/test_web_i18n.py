@@ -104,6 +104,7 @@ BYPASSING_INTL = re.compile(
     r"|\$\{(Math\.\w+\(|r\.|String\()"  # a number put into a text as JavaScript writes it
     r"|String\(line\["  # a standings line's number as JavaScript writes it
     r"|\.replace\(\"T\", \" \"\)"  # an ISO date cut, not a date in words
+    r"|type: \"(date|datetime-local|time|month|week)\""  # the phone's picker, written as its locale writes dates
 )
 
 
@@ -113,9 +114,11 @@ def bypassing_intl(script: str) -> list[str]:
 
 
 def test_every_number_and_date_a_page_shows_goes_through_intl_in_the_pages_language():
-    """Issue 63, item 2: "3.44" on an Italian page, the owner's dates in the phone's locale."""
+    """Issue 63, item 2: "3.44" on an Italian page, the owner's dates in the phone's locale; issue 62,
+    4: the log's From and To, the phone's own date pickers, in the phone's locale whatever the page's."""
     assert bypassing_intl("x.toFixed(2)\n`${Math.round(v)} MB`\nnew Intl.DateTimeFormat([], {})\nnumber(v)") == [
         "x.toFixed(2)", "`${Math.round(v)} MB`", "new Intl.DateTimeFormat([], {})"]  # the check sees them
+    assert bypassing_intl('el("input", { id: "log-since", type: "datetime-local" })') != []  # 27/11/2026 in en-GB
     found = {script.name: lines for script in sorted(STATIC.iterdir()) if script.name.endswith(".js")
              if (lines := bypassing_intl(script.read_text(encoding="utf-8")))}
     assert found == {}

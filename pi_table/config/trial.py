@@ -233,10 +233,14 @@ def _changed_keys(old: str, new: str) -> tuple[str, ...]:
     return tuple(key for key in dict.fromkeys((*before, *after)) if before.get(key) != after.get(key))
 
 
-def refuse(path: Path, why: Text) -> None:
+def refuse(path: Path, why: Text, here: Text | None = None) -> None:
     """The file failed a start's checks and the table starts on the last good one: a note of
-    why, in every language the table speaks, for the staff page and the screen."""
-    _write_json(path, REFUSED, {"at": time.time(), "why": {lang: say(why, lang) for lang in LANGUAGES}})
+    why, in every language the table speaks, for the screen (``why``) and the staff page
+    (``here``: its words say where on the page, not "on the staff page", to someone on it)."""
+    said = {"at": time.time(), "why": {lang: say(why, lang) for lang in LANGUAGES}}
+    if here is not None:
+        said["here"] = {lang: say(here, lang) for lang in LANGUAGES}
+    _write_json(path, REFUSED, said)
     log.error("%s is refused (%s): the table starts on the last good settings, %s", path, say(why, "en"),
               beside(path, GOOD))
 
@@ -274,7 +278,8 @@ def _read_note(path: Path, suffix: str) -> dict[str, Any] | None:
 
 def state(path: Path | None, lang: str) -> dict[str, Any]:
     """The settings' trial for the staff page: a change waiting to be proven healthy, and the
-    last one rolled back (which keys, by whom, when, and why in ``lang``) until one is kept."""
+    last one rolled back (which keys, by whom, when, and why in ``lang``) until one is kept; a
+    file refused at the start, and why in the page's words."""
     pending = None if path is None else pending_trial(path)
     note = None if path is None else rolled_back(path)
     refusal = None if path is None else refused(path)
@@ -290,7 +295,8 @@ def state(path: Path | None, lang: str) -> dict[str, Any]:
             "rolled_back": last,
             "refused": None if refusal is None else {
                 "at": refusal.get("at") if isinstance(refusal.get("at"), int | float) else None,
-                "why": str(why.get(lang) or why.get("en") or "") if isinstance(why := refusal.get("why"), dict) else ""}}
+                "why": str(why.get(lang) or why.get("en") or "") if isinstance(
+                    why := refusal.get("here", refusal.get("why")), dict) else ""}}
 
 
 def labels(keys: Iterable[str], lang: str) -> list[str]:

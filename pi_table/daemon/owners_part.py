@@ -33,7 +33,7 @@ from ..config.settings import BROKER, PASSWORD_FILE, hide_password, keep_passwor
 from ..engine.errors import Refusal
 from ..engine.phrase import Text
 from ..files import replace_file
-from ..release.layout import LAST, Releases
+from ..release.layout import Releases, act_note
 from ..web.roles import RECOVERY_FILE
 from . import backup, owner_files
 from .broker_desk import HANDOUT
@@ -144,7 +144,7 @@ def _root(helper: RootHelper, wait_s: float) -> list[str]:
                       "was reset", problem=problem)
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
-        note = releases.note(LAST) or {}
+        note = releases.note(act_note("owner-wipe")) or {}  # its own: another act meanwhile leaves it
         at = note.get("at")
         if note.get("act") == "owner-wipe" and isinstance(at, int | float) and at >= asked - 1:
             if note.get("outcome") != "done":

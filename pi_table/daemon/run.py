@@ -84,6 +84,9 @@ NO_OWN_CERTIFICATE = N_("the table's own certificate in {folder} cannot be made 
                         "restart the table")
 REFUSED_FILE = N_("the settings file was refused ({problems}): the table runs on its last good settings; correct "
                   "the file, or discard it on the staff page")
+REFUSED_HERE = N_("the settings file was refused ({problems}): the table runs on its last good settings; correct "
+                  "the file, or press Discard the refused file, under Devices")
+"""The same, as the staff page says it (``web/static/staff.html``: the note and its button are under Devices)."""
 NO_PORT = N_("the companion cannot listen on port {port} ({error}): phones cannot join; free the port or choose another "
              "([web] port), then restart the table")
 FAULTS = (NO_CONTROL, NO_PASSWORD, NO_CERTIFICATE, NO_OWN_CERTIFICATE, NO_PORT, REFUSED_FILE)
@@ -919,7 +922,7 @@ def starting(path: Path, told: Callable[[ConfigError], None] = lambda error: Non
     except ConfigError as refused:  # a hand edit: the last good settings, if the table has some
         why = Phrase.of(REFUSED_FILE, problems=tuple(refused.phrases))
         config = replace(_last_good(path, refused), refused=why)
-        trial.refuse(path, why)
+        trial.refuse(path, why, Phrase.of(REFUSED_HERE, problems=tuple(refused.phrases)))
         told(refused)
         return config, None
     if trial.beside(path, trial.TRIAL).exists() is False and path.exists():

@@ -1,9 +1,9 @@
 """The security updates' side in the service (``release.system`` is the root helper's): the
 schedule kept (the owner's ``[system] security_updates`` and ``security_hour``), never during
 a game or a night: once a run is due, the root helper is asked at the first moment the table is
-idle (no move for ``PLAYED_S``, whatever the game) with no night open. And the staff page's
-section (``web.sections.security``): the last run, what changed, whether a reboot is due, and
-a run asked now by the owner.
+idle (no game under way with a move within ``PLAYED_S``, whatever the game) with no night open.
+And the staff page's section (``web.sections.security``): the last run, what changed, whether a
+reboot is due, and a run asked now by the owner.
 """
 
 from __future__ import annotations
@@ -37,8 +37,11 @@ IN_A_NIGHT = N_("a game night is open: the security updates wait until it is clo
 RUNNING = N_("the security updates are being applied already")
 UNHEALTHY = N_("A security update left the table unhealthy.")
 FAILED = N_("The security updates failed.")
-FAULTS = (UNHEALTHY, FAILED)
-"""The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each."""
+REBOOT_FOR = N_("A reboot is due to finish the security updates ({packages}).")
+REBOOT = N_("A reboot is due to finish the security updates.")
+RESTART = N_("Restart the computer under Power.")
+FAULTS = (UNHEALTHY, FAILED, REBOOT_FOR)
+"""The templates of the headline's lines this module reports: docs/cafe/troubleshooting.md has an entry for each."""
 
 
 class Table(Protocol):
@@ -68,11 +71,13 @@ class SecurityUpdates:
         return Releases(self.home).note(system.NOTE) or {}
 
     def busy(self) -> Text | None:
-        """Why a run would disturb the table now (a game played: a move within ``PLAYED_S``, as
-        its journal was last written; a night open); None when idle."""
-        night, journal = self.daemon.night, self.daemon.session.journal
+        """Why a run would disturb the table now (a game played: one with moves, not over, its
+        last move within ``PLAYED_S`` as its journal was last written; a night open); None when
+        idle. A game dealt and untouched is not played: its journal is written at the deal too."""
+        night, session = self.daemon.night, self.daemon.session
         if night is not None and night.book.night is not None and night.book.night.open:
             return Phrase.of(IN_A_NIGHT)
+        journal = session.journal if session.record.moves and not session.state.is_over else None
         try:
             moved = None if journal is None else journal.path.stat().st_mtime
         except OSError:
@@ -118,8 +123,9 @@ class SecurityUpdates:
         return problem
 
     def view(self, lang: str) -> dict[str, Any]:
-        """The section's: the schedule, whether a run is under way or would wait, and the last run
-        (when, how it ended and why in ``lang``, what changed, whether a reboot is due)."""
+        """The section's: the schedule, whether a run is under way (``checking``: its updates
+        ``applied``, the table's health asked on them) or would wait, and the last run (when, how
+        it ended and why in ``lang``, what changed, whether a reboot is due)."""
         schedule, note = self.daemon.config.security, self.note()
         last = None
         if "outcome" in note:
@@ -128,17 +134,24 @@ class SecurityUpdates:
                 "reboot": due is not None, "reboot_for": due or [], "why": (said(note.get("why")) or {}).get(lang)}
         running = self.running()
         waits = None if running else self.busy()  # a run under way (the owner's) waits for nothing
+        applied = note.get("applied") if running and note.get("running") is True else None
         return {"schedule": {"every": schedule.every, "hour": schedule.hour}, "running": running,
+                "checking": applied is not None, "applied": applied or [],
                 "waits": None if waits is None else say(waits, lang), "last": last}
 
     def attention(self, lang: str) -> list[dict[str, str]]:
         """What the staff page's headline says of the last run, in ``lang``: one that left the
-        table unhealthy, or failed, and why; nothing once a later run ended well."""
-        note = self.note()
+        table unhealthy, or failed, and why (nothing once a later run ended well); and a reboot
+        due, as the system says now, until the computer restarts."""
+        note, found = self.note(), []
         what = {"unhealthy": UNHEALTHY, "failed": FAILED}.get(str(note.get("outcome")))
-        if what is None:
-            return []
-        return [{"what": say(Phrase.of(what), lang), "advice": (said(note.get("why")) or {}).get(lang, "")}]
+        if what is not None:
+            found.append({"what": say(Phrase.of(what), lang), "advice": (said(note.get("why")) or {}).get(lang, "")})
+        due = system.reboot_due(self.reboot_flag)
+        if due is not None:
+            reboot = Phrase.of(REBOOT_FOR, packages=", ".join(due)) if due else Phrase.of(REBOOT)
+            found.append({"what": say(reboot, lang), "advice": say(Phrase.of(RESTART), lang)})
+        return found
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self.run, name="security-updates", daemon=True)

@@ -53,6 +53,7 @@ from ..engine.endings import Termination
 from ..engine.errors import Refusal
 from ..engine.games import title_of
 from ..engine.phrase import N_, Phrase
+from ..engine.views import LANGUAGES
 from ..errors import PiTableError
 from ..files import csv_text, write_private
 from ..hal.events import DEVICE_NAMES, is_fault
@@ -96,6 +97,7 @@ WORDS = {  # the page's words, translated once for the page's language
     "in_clear": N_("The password is taken over https only, never in clear: without the table's certificate this page "
                    "answers this machine alone (the table's screen says why and what to do)."),
     "none": N_("none"),
+    "unheard": N_("never reported"),
     "dropped": N_("messages dropped: {count} (the last: {why})"),
     "standings": N_("Standings of {night}"), "hosted": N_("run from table {host}"), "closed": N_("closed"),
     "apart": N_("from elsewhere: not a night of the café's tables"),
@@ -293,12 +295,14 @@ class Fleet:
         self._version += 1
         self._nights_due = True
 
-    def news(self) -> tuple[list[dict[str, object]], bool]:
+    def news(self, langs: Iterable[str] = ()) -> tuple[list[dict[str, object]], bool]:
         """What changed since the last call, for the pages: the rows of the tables that sent
-        something (each once, however many messages it sent), and whether the nights did."""
+        something (each once, however many messages it sent, and once in each of ``langs``, the
+        fleet's language when none), and whether the nights did."""
         today = self.today()
         with self._lock:
-            rows = [self._row(self.tables[table_id], today) for table_id in sorted(self._due_rows)]
+            rows = [self._row(self.tables[table_id], today, lang) for table_id in sorted(self._due_rows)
+                    for lang in (tuple(langs) or (self.lang,))]
             nights, self._due_rows, self._nights_due = self._nights_due, set(), False
         return rows, nights
 
@@ -386,21 +390,25 @@ class Fleet:
     def _day(at: float) -> dt.date:
         return dt.datetime.fromtimestamp(at).date()
 
-    def _row(self, table: TableRow, today: dt.date | None = None) -> dict[str, object]:
-        """The table's row as the page shows it; its games those of ``today`` (the clock's day,
-        unless given), so yesterday's leave the count at midnight, not at the next message."""
+    def _row(self, table: TableRow, today: dt.date | None = None, lang: str | None = None) -> dict[str, object]:
+        """The table's row as the page shows it, in ``lang`` (the fleet's unless given); its games
+        those of ``today`` (the clock's day, unless given), so yesterday's leave the count at
+        midnight, not at the next message."""
+        lang = lang or self.lang
         status = table.status
         health = status.get("health", {})
-        gettext = translation(self.lang).gettext  # the page's language names the devices and games
-        warned = status.get("warnings_in", {}).get(self.lang) or status.get("warnings", [])  # in the page's language
+        gettext = translation(lang).gettext  # the page's language names the devices and games
+        warned = status.get("warnings_in", {}).get(lang) or status.get("warnings", [])  # in the page's language
         faults = list(warned) or [  # what the table's screen warns of, or else its health
-            f"{gettext(DEVICE_NAMES.get(device, device))}: {say_health(detail, self.lang)}"
+            f"{gettext(DEVICE_NAMES.get(device, device))}: {say_health(detail, lang)}"
             for device, detail in health.items() if is_fault(detail)]
         games = self._of_the_day(table, today or self.today())
         lengths = [game["duration_s"] for game in games if isinstance(game.get("duration_s"), (int, float))]
         return {
             "table_id": table.table_id,
+            "lang": lang,  # the pages in this language show it (``Dashboard._fan_out``)
             "online": table.online,
+            "heard": table.seen is not None,  # a café's table that never reported is listed too (``rows``)
             "activity": activity(status),
             "game": status.get("game"),
             "game_id": status.get("game_id"),
@@ -408,7 +416,7 @@ class Fleet:
             "faults": faults,
             "errors": list(table.errors),
             "games_today": len(games),
-            "endings": self._endings(games),
+            "endings": self._endings(games, lang),
             "average_s": round(sum(lengths) / len(lengths), 1) if lengths else None,
             "lengths_s": lengths,
             "version": status.get("version"),
@@ -416,22 +424,26 @@ class Fleet:
             "reported_at": status.get("at"),
             "seen": table.seen,
             "dropped": table.dropped,
-            "dropped_why": None if table.why is None else say(table.why, self.lang),
+            "dropped_why": None if table.why is None else say(table.why, lang),
         }
 
-    def _endings(self, games: list[Message]) -> list[list[str | int]]:
+    def _endings(self, games: list[Message], lang: str) -> list[list[str | int]]:
         """How the games ended, by the engine's termination code, counted and said in the page's
         language, most first: what groups the endings of every table (an older table's games, which
         carry no code, under their own words)."""
-        gettext = translation(self.lang).gettext
+        gettext = translation(lang).gettext
         counted = Counter(game.get("termination") for game in games)
         return [[gettext(WORDS_ENDED[Termination(code)]) if code in WORDS_ENDED else gettext(UNSAID), count]
                 for code, count in counted.most_common()]
 
-    def rows(self) -> list[dict[str, object]]:
+    def rows(self, lang: str | None = None) -> list[dict[str, object]]:
+        """Every table's row, in ``lang`` (the fleet's unless given): each heard from, and each of
+        the owner's ``cafe_tables`` never heard from (not "1 of 1 tables online" when the café has
+        three)."""
         today = self.today()
         with self._lock:
-            return [self._row(table, today) for _, table in sorted(self.tables.items())]
+            tables = {**{table_id: TableRow(table_id) for table_id in self.cafe}, **self.tables}
+            return [self._row(table, today, lang) for _, table in sorted(tables.items())]
 
     def csv(self) -> str:
         """Today's finished games (the clock's day), one line each, oldest first."""
@@ -444,6 +456,22 @@ class Fleet:
                             dt.datetime.fromtimestamp(game.get("at", 0)).isoformat(timespec="seconds"),
                             game.get("duration_s"), game.get("winner"), game.get("reason"), game.get("termination"),
                             game.get("score")] for game in games)])
+
+
+def asked_language(accepted: str, otherwise: str) -> str:
+    """The first language of an Accept-Language header (``it-IT,it;q=0.9,en;q=0.8``), by its
+    weights, that the table speaks; ``otherwise`` when it names none (or refuses them, ``q=0``)."""
+    asked = []
+    for order, part in enumerate(accepted.split(",")):
+        tag, _, weight = part.strip().partition(";")
+        try:
+            q = float(weight.strip().removeprefix("q=")) if weight.strip().startswith("q=") else 1.0
+        except ValueError:
+            continue
+        primary = tag.strip().split("-")[0].lower()
+        if q > 0 and primary in LANGUAGES:
+            asked.append((-q, order, primary))
+    return min(asked)[2] if asked else otherwise
 
 
 def _night_games(table_id: str, night: object) -> list[Game]:
@@ -522,14 +550,14 @@ class Dashboard(ServerThread):
         self.client.on_message = self._message
         self._unreachable_said = False  # the broker's absence is in the log, once until it connects
         self.connected = threading.Event()
-        self._queues: set[asyncio.Queue[News | None]] = set()  # each live page's (None: the dashboard stops)
+        self._queues: dict[asyncio.Queue[News | None], str] = {}  # each live page's, and its language (None: it stops)
         self._roller: asyncio.Task[None] | None = None
-        words = translation(lang)
-        self.words = {key: words.gettext(text) for key, text in WORDS.items()}
+        self.words = {each: {key: translation(each).gettext(text) for key, text in WORDS.items()} for each in LANGUAGES}
         # counted in the page: the forms for one table online and for any other number, as both the
         # table's languages count
-        self.tables_online = [words.ngettext("{online} of {count} tables online", "{online} of {count} tables online", n)
-                              for n in (1, 2)]
+        self.tables_online = {each: [translation(each).ngettext("{online} of {count} tables online",
+                                                                "{online} of {count} tables online", n) for n in (1, 2)]
+                              for each in LANGUAGES}
 
     # MQTT
 
@@ -571,7 +599,7 @@ class Dashboard(ServerThread):
                 return
             self.fleet.due.clear()
             try:
-                rows, due = self.fleet.news()
+                rows, due = self.fleet.news(LANGUAGES)  # each row in every language a page may speak
                 for row in rows:
                     self.call(self._fan_out, row)
                 nights_due = nights_due or due
@@ -582,10 +610,11 @@ class Dashboard(ServerThread):
                 log.exception("the dashboard could not tell the pages of a change: the next change tries again")
 
     def _fan_out(self, row: dict[str, object] | list[dict[str, object]], kind: str = "") -> None:
-        """A table's row (or, ``kind`` "nights", the nights' standings) to every live page."""
-        for queue in list(self._queues):
-            if queue.qsize() < 1000:  # a page that stopped reading misses rows, never holds memory
-                queue.put_nowait((kind, row))
+        """A table's row (or, ``kind`` "nights", the nights' standings) to every live page (a row
+        to those in its language)."""
+        for queue, lang in list(self._queues.items()):
+            if queue.qsize() < 1000 and (isinstance(row, list) or row["lang"] == lang):  # a page that stopped
+                queue.put_nowait((kind, row))  # reading misses rows, never holds memory
 
     # the server
 
@@ -660,16 +689,18 @@ class Dashboard(ServerThread):
         """A login over plain http from another machine is refused before its password is read
         (nor counted): a password never crosses the network in clear."""
         if not (self.tls or self.in_clear or from_this_machine(request)):
-            raise web.HTTPForbidden(text=self._html(f'<p class=error>{html.escape(self.words["in_clear"])}</p>'),
-                                    content_type="text/html")
+            lang = self._language(request)
+            raise web.HTTPForbidden(text=self._html(f'<p class=error>{html.escape(self.words[lang]["in_clear"])}</p>',
+                                                    lang), content_type="text/html")
 
     async def _login_page(self, request: web.Request, message: str = "", status: int = 200) -> web.Response:
         self._over_tls(request)
-        w = self.words
+        lang = self._language(request)
+        w = self.words[lang]
         body = (f'<form method="post" action="/login"><label>{w["password"]} <input type="password" name="password" '
                 f'autocomplete="current-password" autofocus></label> <button>{w["sign_in"]}</button>'
                 f'{f"<p class=error>{html.escape(message)}</p>" if message else ""}</form>')
-        return web.Response(text=self._html(body), content_type="text/html", status=status)
+        return web.Response(text=self._html(body, lang), content_type="text/html", status=status)
 
     async def _login(self, request: web.Request) -> web.Response:
         if not self._same_origin(request):
@@ -682,7 +713,7 @@ class Dashboard(ServerThread):
         entered = await self.gate.log_in(request, form.get("password"))
         if isinstance(entered, Refused):
             said = {Why.TOO_MANY: "wait", Why.BUSY: "busy", Why.WRONG: "wrong"}[entered.why]  # a password is set
-            return await self._login_page(request, self.words[said], entered.status)
+            return await self._login_page(request, self.words[self._language(request)][said], entered.status)
         response = web.HTTPSeeOther("/")
         self.gate.let_in(request, response, entered)
         raise response
@@ -703,26 +734,33 @@ class Dashboard(ServerThread):
     async def _page(self, request: web.Request) -> web.Response:
         if isinstance(self.gate.visit(request), Refused):
             raise web.HTTPSeeOther("/login")
-        w = self.words
+        lang = self._language(request)
+        w = self.words[lang]
         heads = "".join(f"<th>{w[key]}</th>" for key in ("table", "connection", "game", "faults", "games_today", "endings",
                                                           "average", "seen"))
         body = (f'<header><h1>{w["title"]}</h1><p id="count"></p><a href="/export.csv">{w["export"]}</a>'
                 f'<form method="post" action="/logout"><button>{w["sign_out"]}</button></form></header>'
                 f'<div class="scroll" tabindex="0" role="region" aria-label="{w["title"]}">'
                 f'<table><thead><tr>{heads}</tr></thead><tbody id="rows"></tbody></table></div><div id="nights"></div>'
-                f'<script>const WORDS = {json.dumps({**w, "tables": self.tables_online})};\n'
+                f'<script>const WORDS = {json.dumps({**w, "tables": self.tables_online[lang]})};\n'
                 f'const STANDING = {json.dumps(STANDING)};\n{SCRIPT}</script>')
-        return web.Response(text=self._html(body), content_type="text/html")
+        return web.Response(text=self._html(body, lang), content_type="text/html")
 
-    def _html(self, body: str) -> str:
-        return (f'<!doctype html><html lang="{self.lang}"><head><meta charset="utf-8">'
+    def _language(self, request: web.Request) -> str:
+        """The pages' language for ``request``: the first the phone asks for (Accept-Language, by
+        its weights) that the table speaks, else the table's own (issue 62, 4: English under an
+        Italian phone, with no way to another)."""
+        return asked_language(request.headers.get("Accept-Language", ""), self.lang)
+
+    def _html(self, body: str, lang: str) -> str:
+        return (f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
                 f'<meta name="viewport" content="width=device-width, initial-scale=1">'
                 f'<link rel="icon" href="data:,">'  # no icon, and no request for one
-                f'<title>pi-table: {self.words["title"]}</title><style>{STYLE}</style></head><body>{body}</body></html>')
+                f'<title>pi-table: {self.words[lang]["title"]}</title><style>{STYLE}</style></head><body>{body}</body></html>')
 
     async def _tables(self, request: web.Request) -> web.Response:
         self._require(request)
-        return web.json_response(self.fleet.rows())
+        return web.json_response(self.fleet.rows(self._language(request)))
 
     async def _night(self, request: web.Request) -> web.Response:
         """The night the page shows first (``Fleet.night``), or null."""
@@ -752,9 +790,10 @@ class Dashboard(ServerThread):
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store"})
         await response.prepare(request)
         queue: asyncio.Queue[News | None] = asyncio.Queue()
-        self._queues.add(queue)
+        lang = self._language(request)
+        self._queues[queue] = lang
         try:
-            for row in self.fleet.rows():
+            for row in self.fleet.rows(lang):
                 await response.write(f"data: {json.dumps(row)}\n\n".encode())
             if nights := await asyncio.to_thread(self.fleet.nights):
                 await response.write(f"event: nights\ndata: {json.dumps(nights)}\n\n".encode())
@@ -772,7 +811,7 @@ class Dashboard(ServerThread):
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:
-            self._queues.discard(queue)
+            self._queues.pop(queue, None)
         return response
 
 
@@ -825,7 +864,7 @@ function draw(row) {
   tr.replaceChildren();
   tr.className = row.online ? "online" : "offline";
   tr.append(cell(row.table_id));
-  const on = cell(row.online ? WORDS.online : WORDS.offline);
+  const on = cell(row.online ? WORDS.online : row.heard ? WORDS.offline : WORDS.unheard);
   const dot = document.createElement("span"); dot.className = "dot " + (row.online ? "on" : "off"); on.prepend(dot);
   tr.append(on);
   tr.append(cell(row.game ? row.game_title + ": " + WORDS[row.activity] : WORDS.idle));

@@ -27,6 +27,7 @@ from .layout import (
     ROLLED_BACK,
     ReleaseError,
     Releases,
+    act_note,
     source_version,
     version_key,
 )
@@ -72,6 +73,24 @@ def state(home: Path = HOME) -> dict[str, Any]:
             "rolled_back": _told(releases.note(ROLLED_BACK)), "last": _told(releases.note(LAST))}
 
 
+def last_act(home: Path, acts: tuple[str, ...]) -> dict[str, Any] | None:
+    """The last of ``acts`` asked of the helper, as ``state``'s ``last`` says it: a section's own
+    act's note, which an act of another kind after it leaves alone; the shared note for a table
+    whose helper wrote no act's own yet."""
+    releases = Releases(home)
+    notes = [note for act in acts if (note := releases.note(act_note(act))) is not None]
+    shared = releases.note(LAST)
+    if not notes and shared is not None and shared.get("act") in acts:
+        notes = [shared]
+    return _told(max(notes, key=_at, default=None))
+
+
+def _at(note: dict[str, Any]) -> float:
+    """When a note was written (0 when it does not say)."""
+    at = note.get("at")
+    return float(at) if isinstance(at, int | float) else 0.0
+
+
 def seen_networks(home: Path = HOME) -> list[dict[str, Any]]:
     """The Wi-Fi networks in reach now; while the radio is the table's own Wi-Fi (it scans no
     more), those the root helper saw before it opened it."""
@@ -88,14 +107,11 @@ def network_view(lang: str, home: Path = HOME) -> dict[str, Any]:
     table is connected, the networks in reach, and the last Wi-Fi act of the root helper (its why
     in ``lang``)."""
     now = network.state()
-    last = state(home)["last"]
-    if last is not None and last.get("act") in ("wifi", "hotspot"):
-        last = {key: last.get(key) for key in ("act", "ssid", "outcome", "at")} | {
-            "why": (last.get("why") or {}).get(lang)}
-    else:
-        last = None
+    wifi = last_act(home, ("wifi", "hotspot"))
+    told = None if wifi is None else {key: wifi.get(key) for key in ("act", "ssid", "outcome", "at")} | {
+        "why": (wifi.get("why") or {}).get(lang)}
     return {"network": {"known": now.known, "connected": now.connected, "via": now.via, "hotspot": now.hotspot},
-            "networks": seen_networks(home), "last": last}
+            "networks": seen_networks(home), "last": told}
 
 
 PATH_UNIT = "pi-table-helper.path"

@@ -48,7 +48,7 @@ from ..engine.phrase import N_
 from . import broker, bundle, network, requests, system
 from .first_boot import CONFIG, awaiting, first_boot, journal_folder
 from .keys import KEYRING, Keyring
-from .layout import CURRENT, DONE, HOME, LAST, ORIGIN, ReleaseError, Releases, tree_files, version_key, why
+from .layout import CURRENT, DONE, HOME, ORIGIN, ReleaseError, Releases, tree_files, version_key, why
 from .requests import Request
 from .service_user import USER, ServiceUser
 from .wheels import Wheels, built, make_release
@@ -292,7 +292,7 @@ def act(helper: Helper, spool: Path, log: IO[str] = sys.stdout) -> int:
         request = requests.take(spool)
     except ReleaseError as e:
         print(f"refused: {e}", file=sys.stderr, flush=True)
-        releases.write_note(LAST, {"act": "unknown", "outcome": "refused", "at": time.time(), "why": e.why})
+        releases.note_act({"act": "unknown", "outcome": "refused", "at": time.time(), "why": e.why})
         return 1
     print(f"request: {request['act']}", file=log, flush=True)
     if request["act"] in NETWORK:
@@ -308,14 +308,14 @@ def act(helper: Helper, spool: Path, log: IO[str] = sys.stdout) -> int:
     if request["act"] == "owner-wipe":
         return _owner_wipe(helper, log)
     if request["act"] in ("reboot", "poweroff"):
-        releases.write_note(LAST, {"act": request["act"], "outcome": "done", "at": time.time(),
-                                   "why": why(N_("asked from the staff page"))})
+        releases.note_act({"act": request["act"], "outcome": "done", "at": time.time(),
+                           "why": why(N_("asked from the staff page"))})
         return subprocess.run([*helper.systemctl, request["act"]], check=False).returncode
     try:
         outcome = update(helper, request, spool, log)
     except ReleaseError as e:
         print(f"update failed: {e}", file=sys.stderr, flush=True)
-        releases.write_note(LAST, {"act": "update", "outcome": "failed", "at": time.time(), "why": e.why})
+        releases.note_act({"act": "update", "outcome": "failed", "at": time.time(), "why": e.why})
         return 1
     print(f"update: {outcome}", file=log, flush=True)
     return 0
@@ -332,10 +332,10 @@ def _network(helper: Helper, request: Request, log: IO[str], do: Callable[[], ob
     except ReleaseError as e:
         print(f"{act} failed: {e}", file=sys.stderr, flush=True)
         outcome = "rolled back" if isinstance(e, network.NotReached) else "failed"
-        releases.write_note(LAST, {**note, "outcome": outcome, "why": e.why})
+        releases.note_act({**note, "outcome": outcome, "why": e.why})
         return 1
     print(f"{act}: done", file=log, flush=True)
-    releases.write_note(LAST, {**note, "outcome": "done", "why": None})
+    releases.note_act({**note, "outcome": "done", "why": None})
     return 0
 
 
@@ -430,6 +430,7 @@ def security(helper: Helper, status: Sequence[str], healthy_s: float = HEALTHY_S
     outcome, reason = ("failed", why(N_("unattended-upgrade failed: {error}"), error=failed)) if failed is not None \
         else ("done", None) if found else ("nothing", None)
     if found:
+        system.applied(releases, found)
         subprocess.run([*helper.systemctl, "restart", "pi-table.service"], check=False)
         deadline = time.monotonic() + healthy_s
         while (answer := asked_status(status))[0] is None or not answer[1]:
@@ -467,10 +468,10 @@ def _keys_asked(helper: Helper, request: Request, log: IO[str]) -> int:
         key = helper.keyring.add(request["key"], name, owners=True) if act == "keys-add" else helper.keyring.revoke(name)
     except ReleaseError as e:
         print(f"{act} failed: {e}", file=sys.stderr, flush=True)
-        helper.releases.write_note(LAST, {**note, "outcome": "failed", "why": e.why})
+        helper.releases.note_act({**note, "outcome": "failed", "why": e.why})
         return 1
     print(f"{act}: {key.name} {key.fingerprint}", file=log, flush=True)
-    helper.releases.write_note(LAST, {**note, "fingerprint": key.fingerprint, "outcome": "done", "why": None})
+    helper.releases.note_act({**note, "fingerprint": key.fingerprint, "outcome": "done", "why": None})
     return 0
 
 
@@ -485,7 +486,7 @@ def _owner_wipe(helper: Helper, log: IO[str]) -> int:
         users = helper.mosquitto.wipe()
     except ReleaseError as e:
         print(f"owner-wipe failed: {e}", file=sys.stderr, flush=True)
-        helper.releases.write_note(LAST, {**note, "outcome": "failed", "why": e.why})
+        helper.releases.note_act({**note, "outcome": "failed", "why": e.why})
         return 1
     if users:
         kept = helper.releases.note(broker.NOTE) or {}
@@ -493,7 +494,7 @@ def _owner_wipe(helper: Helper, log: IO[str]) -> int:
                                                  "outcome": "done", "why": None})
     print(f"owner-wipe: keys {', '.join(keys) or 'none'}; the broker's users {', '.join(users) or 'none'}", file=log,
           flush=True)
-    helper.releases.write_note(LAST, {**note, "outcome": "done", "why": None, "keys": keys, "broker_users": users})
+    helper.releases.note_act({**note, "outcome": "done", "why": None, "keys": keys, "broker_users": users})
     return 0
 
 

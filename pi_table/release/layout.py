@@ -9,7 +9,8 @@ one is half built (a power cut, a failed pip) and is never linked; the next buil
 again. A switch to a new release is a trial (``trial.json``): the start count it has had and the
 release to go back to. The service's next start proves it (healthy: kept) or, if one start went
 by unproven, rolls it back; ``rolled-back.json`` says what went back and why, ``last.json`` how
-the last act asked of the helper ended. Only root writes here; the service reads.
+the last act asked of the helper ended, and ``last-ACT.json`` how the last act of each kind did.
+Only root writes here; the service reads.
 
 Standard library only, beside ``pi_table.files``: the root helper runs this with the system's
 Python, from the copy of the package the installer put in /opt/pi-table/lib, never from a release.
@@ -36,6 +37,7 @@ from ..files import replace_file, sync_folder
 HOME = Path("/opt/pi-table")
 RELEASES, CURRENT, PREVIOUS, VENV = "releases", "current", "previous", "venv"
 TRIAL, ROLLED_BACK, LAST, ORIGIN, DONE = "trial.json", "rolled-back.json", "last.json", "origin.json", "release.json"
+ACT_NOTE = re.compile(r"[a-z0-9-]{1,32}")  # an act's name, as its own note's is written (``act_note``)
 LOCK_FILE = "requirements.lock"
 SKIPPED = (".git", ".venv", "build", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", "site")
 """What a source tree's copy leaves out: a clone's history, a developer's environment, what builds leave."""
@@ -92,6 +94,12 @@ def tree_files(source: Path) -> list[Path]:
     return sorted(found)
 
 
+def act_note(act: str) -> str:
+    """The note of the last act ``act`` asked of the helper (``last-ipv4.json``): one per kind of act."""
+    if ACT_NOTE.fullmatch(act) is None:
+        raise ValueError(f"an act is named by 1 to 32 lowercase letters, digits and '-', not {act[:40]!r}")
+    return f"last-{act}.json"
+
 @dataclass(frozen=True)
 class Trial:
     """A switch not yet proven: the release tried, the one to go back to, and the starts it has had."""
@@ -140,6 +148,13 @@ class Releases:
     def write_note(self, name: str, data: Mapping[str, object]) -> None:
         self.home.mkdir(parents=True, exist_ok=True)
         replace_file(self.home / name, json.dumps(data).encode("utf-8"), 0o644)
+
+    def note_act(self, data: Mapping[str, object]) -> None:
+        """How an act asked of the helper ended: ``last.json`` (the last act of any kind) and the
+        act's own note, which the next act of another kind leaves alone (a rollback's why was lost
+        to the next request of any kind)."""
+        self.write_note(LAST, data)
+        self.write_note(act_note(str(data["act"])), data)
 
     def trial(self) -> Trial | None:
         data = self.note(TRIAL)
@@ -217,7 +232,7 @@ class Releases:
         (self.home / ROLLED_BACK).unlink(missing_ok=True)
         (self.home / TRIAL).unlink(missing_ok=True)
         sync_folder(self.home)
-        self.write_note(LAST, {"act": "update", "outcome": "done", "at": time.time(), "release": trial.release,
+        self.note_act({"act": "update", "outcome": "done", "at": time.time(), "release": trial.release,
                                "why": why(N_("release {release} runs and is healthy"), release=trial.release)})
 
     def roll_back(self, trial: Trial, reason: Why) -> None:
@@ -227,7 +242,7 @@ class Releases:
                   else None)
         note = {"release": trial.release, "to": trial.back_to, "at": time.time(), "why": reason}
         self.write_note(ROLLED_BACK, note)
-        self.write_note(LAST, {"act": "update", "outcome": "rolled back", **note})
+        self.note_act({"act": "update", "outcome": "rolled back", **note})
         (self.home / TRIAL).unlink(missing_ok=True)
         sync_folder(self.home)
         print(f"release {trial.release} rolled back to {trial.back_to}: "

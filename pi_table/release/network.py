@@ -44,6 +44,8 @@ CALL_S = 20.0  # any other call
 SSID_BYTES = range(1, 33)
 PSK_LENGTHS = range(8, 64)  # a WPA passphrase; 64 hexadecimal digits are the key itself
 LOOPBACK = "loopback"
+WIRELESS = "802-11-wireless"  # a Wi-Fi connection's TYPE, as nmcli -t says it
+SSID = "802-11-wireless.ssid"  # the network a Wi-Fi connection profile joins
 DEVICES = ("eth0", "wlan0")  # the Pi's cable and its Wi-Fi, as Raspberry Pi OS names them
 METHODS = ("auto", "manual")  # an address from the café's router, or a fixed one
 HOST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")  # one label of RFC 1123
@@ -55,8 +57,9 @@ TRIAL_S = 120.0  # how long a change waits for the page to be reached again befo
 
 @dataclass(frozen=True, slots=True)
 class Network:
-    """How the table is connected now: by a connection other than its own Wi-Fi (``via``: its
-    name), and whether its own Wi-Fi is open. ``known``: False when nmcli could not say
+    """How the table is connected now: by a connection other than its own Wi-Fi (``via``: the
+    Wi-Fi network's name when it joined one, else the connection's), and whether its own Wi-Fi
+    is open. ``known``: False when nmcli could not say
     (no NetworkManager on this machine)."""
 
     connected: bool
@@ -123,21 +126,38 @@ def available() -> bool:
 
 
 def state() -> Network:
-    """How the table is connected now (UNKNOWN without nmcli, or when it fails)."""
+    """How the table is connected now (UNKNOWN without nmcli, or when it fails): by the Wi-Fi
+    it joined, named by the network's own name (not its profile's, nor a cable's beside it),
+    else by its first other connection."""
     try:
-        out = nmcli("-t", "-f", "NAME,TYPE,DEVICE,STATE", "connection", "show", "--active")
+        active = _active()
     except ReleaseError:
         return UNKNOWN
-    via, hotspot = None, False
+    wifi = next((name for name, kind in active if kind == WIRELESS and name != HOTSPOT), None)
+    via = (ssid_of(wifi) or wifi) if wifi is not None else next((name for name, _ in active if name != HOTSPOT), None)
+    return Network(via is not None, via, any(name == HOTSPOT for name, _ in active))
+
+
+def _active() -> list[tuple[str, str]]:
+    """The connections up now (the loopback left out), each by its profile's name and its type, in
+    NetworkManager's order; ReleaseError when nmcli cannot say."""
+    out = nmcli("-t", "-f", "NAME,TYPE,DEVICE,STATE", "connection", "show", "--active")
+    found = []
     for line in out.splitlines():
         name, kind, _device, activation = (fields(line) + ["", "", "", ""])[:4]
-        if activation != "activated" or kind == LOOPBACK:
-            continue
-        if name == HOTSPOT:
-            hotspot = True
-        elif via is None:
-            via = name
-    return Network(via is not None, via, hotspot)
+        if activation == "activated" and kind != LOOPBACK:
+            found.append((name, kind))
+    return found
+
+
+def ssid_of(connection: str) -> str | None:
+    """The name of the Wi-Fi network a connection profile joins; None when nmcli cannot say."""
+    try:
+        out = nmcli("-t", "-f", SSID, "connection", "show", "id", connection)
+    except ReleaseError:
+        return None
+    return next((found[1] for line in out.splitlines() if (found := fields(line))[0] == SSID and len(found) > 1
+                 and found[1]), None)
 
 
 def networks(rescan: bool = False) -> list[Seen]:
@@ -234,6 +254,10 @@ def join(ssid: str, password: str) -> None:
     table had (or its own Wi-Fi) comes back, and ReleaseError says why and what it is back on."""
     _check(ssid, password, may_be_open=True)
     before = state()
+    try:
+        back = next((name for name, _ in _active() if name != HOTSPOT), None)  # to bring up again, by its profile
+    except ReleaseError:
+        back = None
     if before.hotspot:
         _quietly("connection", "down", "id", HOTSPOT)
     _quietly("connection", "delete", "id", TRYING)
@@ -245,7 +269,7 @@ def join(ssid: str, password: str) -> None:
     except ReleaseError as e:
         _quietly("connection", "delete", "id", TRYING)
         error = e.why["fields"].get("error", str(e))
-        if before.via is not None and _quietly("connection", "up", "id", before.via):
+        if back is not None and _quietly("connection", "up", "id", back):
             raise ReleaseError(N_("the table could not join {ssid} ({error}): it is back on {back}"), ssid=ssid,
                                error=error, back=before.via) from None
         if (before.hotspot or not before.connected) and _quietly("connection", "up", "id", HOTSPOT):

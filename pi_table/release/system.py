@@ -83,8 +83,14 @@ def _last(done: subprocess.CompletedProcess[str]) -> str:
 
 def begun(releases: Releases, now: float | None = None) -> None:
     """The note that a run is under way (the page says so, and the schedule does not ask again)."""
-    last = releases.note(NOTE) or {}
+    last = {key: value for key, value in (releases.note(NOTE) or {}).items() if key != "applied"}
     releases.write_note(NOTE, {**last, "running": True, "began": time.time() if now is None else now})
+
+
+def applied(releases: Releases, found: list[dict[str, str | None]]) -> None:
+    """The note that the run's updates are in (``found``, what changed) and the table, restarted
+    on them, is being asked for its health: the page says so, not that they are being applied."""
+    releases.write_note(NOTE, {**(releases.note(NOTE) or {}), "applied": found})
 
 
 def noted(releases: Releases, began: float, outcome: str, found: list[dict[str, str | None]],

@@ -28,6 +28,9 @@ log = logging.getLogger("pi_table.web.staff")
 UPLOAD_MOST = 64 << 20  # a backup, packed: no more than it may hold unpacked (the daemon's backup.MOST_BYTES)
 UPLOAD_S = 300.0  # a phone on a slow Wi-Fi sends 200 MB in this long at 5 Mbit/s
 
+RESTORING = N_("Restored: the table restarts to try it, and deals a new game: the game in play has ended.")
+"""A restore ends the game in play (``daemon.backup``): the page says so, never that the game resumes."""
+
 TEXTS: tuple[str, ...] = (
     N_("Backup and updates"),
     N_("Download a backup"),
@@ -37,7 +40,6 @@ TEXTS: tuple[str, ...] = (
     N_("Restoring it replaces:"),
     N_("Restore it"),
     N_("Restore this backup? The table restarts on it, and goes back by itself if it is not healthy."),
-    N_("Restored: the table restarts to try it and resumes its game."),
     N_("Version {version} runs"),
     N_("before it: {version}"),
     N_("A new version is on trial: it is kept once the table is healthy on it."),
@@ -154,7 +156,8 @@ class CareSection(Section):
             return web.json_response({"ok": False, "error": "\n".join(say(each, lang) for each in problems)},
                                      status=400)
         log.warning("staff page: a backup restored from %s: the table restarts to try it", request.remote)
-        return await self.page.then_restart(request, {"ok": True, "restarting": True}, (session, "care"))
+        return await self.page.then_restart(request, {"ok": True, "restarting": True,
+                                                      "said": say(Phrase.of(RESTORING), lang)}, (session, "care"))
 
     async def _releases(self, request: web.Request, session: Session) -> web.Response:
         """The running version, the one before, a rollback and why, and what an update could

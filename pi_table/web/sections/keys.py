@@ -17,7 +17,7 @@ from typing import Any
 from aiohttp import web
 
 from ...engine.phrase import N_, Phrase
-from ...release import ReleaseError, requests, state
+from ...release import ReleaseError, last_act, requests
 from ...release.keys import KEYRING, Keyring
 from ...release.layout import HOME
 from ...ui.i18n import say
@@ -75,8 +75,8 @@ class KeysSection(Section):
             problem = None
         except ReleaseError as e:
             keys, problem = [], e.why
-        last = state(self.home)["last"]
-        if last is not None and last.get("act") in ACTS:
+        last = last_act(self.home, ACTS)
+        if last is not None:
             last = {key: last.get(key) for key in ("act", "name", "fingerprint", "outcome", "at")} | {
                 "why": (last.get("why") or {}).get(lang)}
         else:

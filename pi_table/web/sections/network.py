@@ -17,7 +17,7 @@ from typing import Any
 from aiohttp import web
 
 from ...engine.phrase import N_, Phrase
-from ...release import ReleaseError, network, requests, state
+from ...release import ReleaseError, last_act, network, requests
 from ...release.layout import HOME, Releases
 from ...ui.i18n import say
 from ..auth import Session
@@ -83,8 +83,8 @@ class NetworkSection(Section):
             devices.append({"device": device, "connection": connection,
                             "address": None if connection is None else network.address(device)})
         trial = network.trial_of(Releases(self.home))
-        last = state(self.home)["last"]
-        if last is not None and last.get("act") in ACTS:
+        last = last_act(self.home, ACTS)
+        if last is not None:
             last = {key: last.get(key) for key in ("act", "device", "address", "name", "outcome", "at")} | {
                 "why": (last.get("why") or {}).get(lang)}
         else:

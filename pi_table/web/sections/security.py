@@ -1,6 +1,7 @@
 """The staff page's security updates (issue 50, 8): ``GET /staff/api/security`` (the staff: the
-schedule, the last run, what it changed, whether a reboot is due, whether a run waits for the
-table to be idle) and ``POST /staff/api/security`` (the owner: ``{"act": "run"}``, a run now).
+schedule, the last run, what it changed, whether a reboot is due, a run under way (being applied,
+or applied and the table's health checked on them), whether a run waits for the table to be
+idle) and ``POST /staff/api/security`` (the owner: ``{"act": "run"}``, a run now).
 The schedule itself is two settings, ``[system] security_updates`` and ``security_hour``, changed
 on the configuration's form as every setting is. A run that left the table unhealthy, or failed,
 is in the console's headline (``SecuritySection.heeded``). ``daemon.security`` does the work.
@@ -29,6 +30,7 @@ TEXTS: tuple[str, ...] = (
     N_("Debian's security updates are applied by the table every Monday at {hour}:00, or at the first idle moment after it."),
     N_("The table applies no security updates by itself (Configuration, Advanced: Security updates)."),
     N_("Being applied now…"),
+    N_("Applied ({count} packages): the table checks it is healthy on them…"),
     N_("Last run {when}: nothing to update."),
     N_("Last run {when}: {count} packages updated."),
     N_("Last run {when}: failed."),

@@ -120,7 +120,7 @@ $("restore").addEventListener("click", async () => {
   const nightly = restoring;
   await ownersAction(() => nightly ? api("POST", `/staff/api/restore?nightly=${encodeURIComponent(nightly)}`)
     : upload("/staff/api/restore", $("restore-file").files[0]),
-    () => { say(t("Restored: the table restarts to try it and resumes its game.")); backAfterRestart(); });
+    (answer) => { say(answer.data.said); backAfterRestart(); });
 });
 $("update-look").addEventListener("click", () => loadReleases(true));
 $("offered").addEventListener("click", (event) => {

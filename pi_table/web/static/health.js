@@ -1,7 +1,7 @@
 // The staff page's health: the headline with what needs attention and this computer's readings
 // under it, the page's address as a QR code, and the service's log by level, search and time
 // range. A section's script (web/sections/health.py): the page loads it after staff.js.
-import { $, api, download, el, number, redraw, section, setText, t } from "./staff.js";
+import { $, api, download, el, number, readWhen, redraw, section, setText, t, typedWhen } from "./staff.js";
 
 const LOG_LEVELS = [["info", "everything"], ["warning", "warnings and errors"], ["error", "errors only"]];
 
@@ -27,9 +27,9 @@ function logSection() {
       el("button", { id: "log-download", class: "quiet", "data-t": "Download", text: t("Download") })),
     el("div", { class: "row span" },
       el("label", { for: "log-since", "data-t": "From", text: t("From") }),
-      el("input", { id: "log-since", type: "datetime-local" }),
+      el("input", { id: "log-since", type: "text", autocomplete: "off" }),
       el("label", { for: "log-until", "data-t": "To", text: t("To") }),
-      el("input", { id: "log-until", type: "datetime-local" })),
+      el("input", { id: "log-until", type: "text", autocomplete: "off" })),
     el("p", { id: "log-note", class: "note", hidden: "" }),
     el("pre", { id: "log", class: "log", tabindex: "0" }));
 }
@@ -85,8 +85,12 @@ export async function loadHealth(background = false) {
 function logQuery() {
   const query = new URLSearchParams({ level: $("log-level").value, q: $("log-search").value });
   for (const name of ["since", "until"]) {
-    const chosen = $(`log-${name}`).value;  // the phone's local time
-    if (chosen) query.set(name, String(Math.floor(new Date(chosen).getTime() / 1000)));
+    const field = $(`log-${name}`);
+    field.placeholder = typedWhen(new Date());  // as the page's language writes a date, not the phone's locale
+    const chosen = field.value.trim() ? readWhen(field.value) : null;  // the phone's local time
+    field.setAttribute("aria-invalid", String(!!field.value.trim() && chosen === null));
+    if (chosen && name === "until" && (field.value.match(/\d+/g) || []).length === 3) chosen.setDate(chosen.getDate() + 1);  // a day alone: to its end
+    if (chosen) query.set(name, String(Math.floor(chosen.getTime() / 1000)));
   }
   return query;
 }

@@ -4,6 +4,8 @@
 // loads it after staff.js.
 import { $, api, csrf, el, ownersAction, t, when as at } from "./staff.js";
 
+const RUNNING_MS = 3000;  // while a run is under way its end is shown within seconds, not the 15 s of an idle section
+let securityPoll = null;
 let asked = null;  // when the table took the run asked (its clock): its "Asked" line goes once the last run is as new
 
 function securitySection() {
@@ -47,7 +49,9 @@ function drawSecurity(data) {
     { hour });
   const last = data.last;
   const ran = last && last.at ? at(new Date(last.at * 1000)) : "?";
-  let said = data.running ? t("Being applied now…") : last ? t(LAST[last.outcome] || LAST.failed, { when: ran, count: last.changed.length }) : t("No run yet.");
+  const now = data.checking ? t("Applied ({count} packages): the table checks it is healthy on them…", { count: data.applied.length })
+    : t("Being applied now…");
+  let said = data.running ? now : last ? t(LAST[last.outcome] || LAST.failed, { when: ran, count: last.changed.length }) : t("No run yet.");
   if (!data.running && last && last.why) said += ` ${last.why}`;
   if (data.waits) said += ` (${data.waits})`;
   $("security-last").textContent = said;
@@ -63,6 +67,10 @@ function drawSecurity(data) {
   $("security-packages").replaceChildren(...changed.map((each) =>
     el("li", { text: `${each.package.split(":")[0]}: ${each.from || "-"} → ${each.to || "-"}` })));
   $("security-run").disabled = data.running;
+  if (data.running && securityPoll === null) {
+    securityPoll = setInterval(() => { if (csrf && !$("desk").hidden) loadSecurity(true); }, RUNNING_MS);
+  }
+  if (!data.running && securityPoll !== null) { clearInterval(securityPoll); securityPoll = null; }
 }
 
 async function loadSecurity(background = false) {

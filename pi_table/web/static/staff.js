@@ -42,6 +42,22 @@ export function t(text, fields = {}) {
 export const number = (value, options = {}) => new Intl.NumberFormat(wordsLang || lang, options).format(value);
 export const when = (date, options = { dateStyle: "short", timeStyle: "short" }) =>
   new Intl.DateTimeFormat(wordsLang || lang, options).format(date);
+// A date and time a person types, as the page's language writes them ("27/11/2026, 15:53" in
+// Italian, "11/27/2026, 15:53" in English), and read back in that order: a phone's own date
+// picker writes them as its locale does, whatever the page's language (issue 62, 4).
+const TYPED = { year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" };
+export const typedWhen = (date) => when(date, TYPED);
+export function readWhen(text) {
+  const order = new Intl.DateTimeFormat(wordsLang || lang, TYPED).formatToParts(new Date()).map((part) => part.type)
+    .filter((type) => ["year", "month", "day", "hour", "minute"].includes(type));
+  const numbers = (text.match(/\d+/g) || []).map(Number);
+  if (numbers.length !== 3 && numbers.length !== 5) return null;  // a day alone, or a day and its time
+  const read = Object.fromEntries(order.map((type, index) => [type, numbers[index] ?? 0]));
+  const date = new Date(read.year, read.month - 1, read.day, read.hour, read.minute);
+  const whole = date.getFullYear() === read.year && date.getMonth() === read.month - 1 && date.getDate() === read.day
+    && date.getHours() === read.hour && date.getMinutes() === read.minute;
+  return whole ? date : null;  // 31/02 or 25:00 is no date, not another one
+}
 export function el(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
