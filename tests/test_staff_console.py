@@ -18,6 +18,7 @@ import pytest
 from pi_table.release import requests
 from pi_table.web import Companion
 from pi_table.web.auth import Recovery
+from pi_table.web.sections.care import RESTORING
 from pi_table.web.roles import set_passphrase
 from pi_table.web.staff import set_pin
 
@@ -479,7 +480,7 @@ def test_a_backup_is_downloaded_checked_and_restored_from_the_page(tmp_path):
         status, _ = raw_post(table.base, "/staff/api/restore", staff, b"", {"Content-Length": str(65 << 20)})
         assert status == 413  # refused on its length, before a byte of it is read
         status, answer = raw_post(table.base, "/staff/api/restore", staff, data)
-        assert (status, answer) == (200, {"ok": True, "restarting": True})
+        assert (status, answer) == (200, {"ok": True, "restarting": True, "said": RESTORING})
         table.runner.join(timeout=10)
         assert table.daemon.restarting  # the next start applies it as a trial (tests/test_backup.py)
     finally:
@@ -511,7 +512,7 @@ def test_the_nightly_backups_are_listed_and_one_restored_as_a_trial_from_the_pag
             status, answer = raw_post(table.base, f"/staff/api/restore?nightly={name}&check", staff, b"")
             assert status == 400 and "no nightly backup" in answer["error"], answer
         status, answer = raw_post(table.base, f"/staff/api/restore?nightly={made.name}", staff, b"")
-        assert (status, answer) == (200, {"ok": True, "restarting": True})
+        assert (status, answer) == (200, {"ok": True, "restarting": True, "said": RESTORING})
         table.runner.join(timeout=10)
         assert table.daemon.restarting  # the next start applies it as a trial, as an upload's
     finally:
