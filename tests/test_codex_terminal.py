@@ -11,11 +11,11 @@ import sys
 
 import pytest
 
-from pi_table.cli.games import terminal
 from pi_table.engine.codex import Codex
 from pi_table.engine.codex_rules import CodexRules
 from pi_table.sim.codex_terminal import CLEAR
 from pi_table.sim.terminal import Painter, interactive, visible
+from pi_table.sim.terminals import terminal
 from pi_table.table import Session
 
 SETUP = (

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import os
 import random
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -21,17 +22,20 @@ import pytest
 
 import pi_table
 from pi_table.cli import games as cli_games
-from pi_table.cli.games import terminal
 from pi_table.engine import Codenames, InvalidRules, Rules, make_game
 from pi_table.engine import games as engine_games
 from pi_table.engine.described import Cards
 from pi_table.hal import NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch
+from pi_table.sim import terminals as sim_terminals
 from pi_table.sim.terminal import Painter, Terminal, interactive
+from pi_table.sim.terminals import terminal
 from pi_table.table import Session, history
 from pi_table.table import games as table_games
+from pi_table.table import loops as table_loops
 from pi_table.table.input import HOLD_MIN_S, InputSettings
 from pi_table.table.journal import read_game
-from pi_table.table.loop import EventLoop, LoopSettings, loop_class
+from pi_table.table.loop import EventLoop, LoopSettings
+from pi_table.table.loops import loop_class
 from pi_table.table.timer import TimerSettings
 from pi_table.ui import games as ui_games
 from pi_table.ui import messages
@@ -43,15 +47,46 @@ from helpers import Staff, parsed
 from helpers import StaffTable as InProcessTable
 
 PACKAGE = Path(pi_table.__file__).parent
-REGISTRIES = {"engine/games.py", "table/games.py", "ui/games.py", "web/games.py", "cli/games.py"}
+REGISTRIES = {"engine/games.py", "table/games.py", "table/loops.py", "ui/games.py", "web/games.py", "sim/terminals.py",
+              "cli/games.py"}
 """The modules that name the kinds: each layer's registry (the command line's is in cli/games.py)."""
 
 
 def test_every_kind_is_registered_on_every_layer():
     kinds = set(engine_games.KINDS)
     assert kinds == {"grid", "codex"}
-    assert {"table": set(table_games.KINDS), "ui": set(ui_games.KINDS), "web": set(web_games.KINDS),
-            "cli": set(cli_games.KINDS)} == {"table": kinds, "ui": kinds, "web": kinds, "cli": kinds}
+    assert {"table": set(table_games.KINDS), "loops": set(table_loops.KINDS), "ui": set(ui_games.KINDS),
+            "web": set(web_games.KINDS), "terminals": set(sim_terminals.KINDS), "cli": set(cli_games.KINDS)} == \
+        dict.fromkeys(("table", "loops", "ui", "web", "terminals", "cli"), kinds)
+
+
+def string_lookups(tree: ast.Module) -> list[int]:
+    """The lines where a module imports ``importlib`` or writes a ``module:name`` string: a
+    registry that names what it loads in text, which mypy and a typo cannot be checked against."""
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Import | ast.ImportFrom)
+            and any(alias.name.split(".")[0] == "importlib" for alias in node.names)
+            or isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "importlib"
+            or isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and re.fullmatch(r"[\w.]+:[A-Za-z_]\w*", node.value) is not None]
+
+
+UNTYPED = pytest.mark.xfail(strict=True, reason="issue 61.4, left: the screen's and the sounds' modules ask ui/games.py, "
+                            "which would import them back; ScreenPainter and the sounds' choice by kind move above it first")
+
+
+@pytest.mark.parametrize("where", [pytest.param(where, marks=UNTYPED) if where == "ui/games.py" else where
+                                   for where in sorted(REGISTRIES)])
+def test_every_registry_loads_by_typed_functions_not_by_names_in_strings(where):
+    """Issue 61.4: each layer's registry imports its kinds in loader functions mypy follows."""
+    assert string_lookups(parsed(PACKAGE / where)) == []
+
+
+def test_the_string_lookup_checker_sees_each_form():
+    """Guard against a checker that passes vacuously."""
+    tree = ast.parse('import importlib\nfrom importlib import import_module\nX = {"grid": "loop:TableLoop"}\n'
+                     'Y = "a: b"\n')
+    assert string_lookups(tree) == [1, 2, 3]
 
 
 @pytest.mark.parametrize("name", engine_games.NAMES)
@@ -106,7 +141,7 @@ def test_each_layer_finds_what_it_registers_in_its_own_package(kind):
     assert frame.__module__ == next_change.__module__ and frame.__module__.startswith("pi_table.ui.")
     assert ui_games.sound_cues(kind).__module__.startswith("pi_table.ui.")
     assert callable(cli_games.sim(kind)) and callable(cli_games.status(kind))
-    assert issubclass(cli_games.terminal(kind), Terminal) and cli_games.terminal(kind).__module__.startswith("pi_table.sim.")
+    assert issubclass(terminal(kind), Terminal) and terminal(kind).__module__.startswith("pi_table.sim.")
 
 
 def test_an_unknown_game_is_refused_naming_every_game():

@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-from pi_table.cli.games import terminal
 from pi_table.engine import Rules, make_game
 from pi_table.engine.game import Mark
 from pi_table.engine.games import names
 from pi_table.sim.terminal import Painter, help_text, interactive
+from pi_table.sim.terminals import terminal
 from pi_table.table import Session
 from pi_table.table.input import HOLD_MIN_S, InputSettings
 from pi_table.table.timer import TimerSettings

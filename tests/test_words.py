@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from pi_table.cli import main
-from pi_table.cli.games import terminal
 from pi_table.engine import Rules
+from pi_table.sim.terminals import terminal
 from pi_table.ui.words import LISTS, MAX_LETTERS, WORDS_PER_GAME, Cards, WordListError, load_words
 
 from helpers import require_tools

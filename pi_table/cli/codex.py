@@ -98,8 +98,8 @@ def _script(args: argparse.Namespace, table: CodexSimTable, script: list[ScriptL
 def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, session: Session, discussion: float) -> int:
     """A group at one screen, by pass-and-play: the window where it can open, else the terminal."""
     from ..sim.terminal import interactive
+    from ..sim.terminals import terminal
     from ..table.input import InputSettings
-    from .games import terminal
     from .window import in_a_window, painter_of
 
     painter = painter_of(args)

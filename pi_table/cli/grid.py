@@ -23,12 +23,12 @@ def sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules)
     from ..sim.harness import SimTable
     from ..sim.script import play, run_script
     from ..sim.terminal import interactive
+    from ..sim.terminals import terminal
     from ..table import Session, parse_command, random_source
     from ..table.input import InputSettings
     from ..table.timer import TimerSettings
     from ..ui.i18n import say
     from ..ui.words import Cards, WordListError, load_words
-    from .games import terminal
     from .window import in_a_window, painter_of
 
     rendering = args.command == "render"

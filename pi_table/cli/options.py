@@ -10,7 +10,7 @@ from typing import Literal
 from ..engine.games import NAMES, AnyRules, choices, described, entry, kind_of, names
 from ..engine.rules import NUKE_MODES, SETUPS
 from ..kinds import SerialDevice, serial_port
-from .games import KINDS, setup_help
+from .games import KINDS, deals_keys, setup_help
 
 
 def starting_team(parser: argparse.ArgumentParser, args: argparse.Namespace, lang: str = "en") -> None:
@@ -59,7 +59,7 @@ def game_options(parser: argparse.ArgumentParser, every_game: bool = False) -> N
     """The options that choose a game and its rules; shared by every command that deals.
     ``every_game``: the command plays every game (``pi-table sim``), whose --setup is also the
     deal of a game of another kind, as text; else those with keys (``KINDS``)."""
-    games = NAMES if every_game else tuple(name for name in NAMES if KINDS[kind_of(name)].keys)
+    games = NAMES if every_game else tuple(name for name in NAMES if deals_keys(kind_of(name)))
     parser.add_argument("--game", choices=games, default="codenames", help="the game (default: %(default)s)")
     parser.add_argument("--nuke", choices=NUKE_MODES, help="Alias 24's nuke mode (default: basic)")
     parser.add_argument("--start", metavar="TEAM",

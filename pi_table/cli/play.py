@@ -10,7 +10,7 @@ from typing import NoReturn, cast
 
 from ..engine import InvalidRules, Rules, make_game
 from ..engine.games import kind_of, names_of
-from .games import KINDS, options, sim
+from .games import KINDS, deals_keys, options, sim
 from .options import (
     game_options,
     refuse_other_games_options,
@@ -92,7 +92,7 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     kind = kind_of(rules.game)
     if args.command == "sim":
         _refuse_others_options(parser, args, kind)
-    args.words = _deck(args, KINDS[kind].keys)
+    args.words = _deck(args, deals_keys(kind))
     return sim(kind)(parser, args, rules)
 
 

@@ -43,7 +43,8 @@ from ..files import SETUP_PENDING, read_file
 from ..hal import DeafCards, Event, NewGame, ReleaseSeat
 from ..hal.events import DEVICE_NEWS, NONE_DEAF, NOT_WORKING
 from ..table import Session, history
-from ..table.loop import NO_PHONE_ACTIONS, PAUSED, REFUSALS, EventLoop, LoopSettings, NotAnswering, Outcome, loop_class
+from ..table.loop import NO_PHONE_ACTIONS, PAUSED, REFUSALS, EventLoop, LoopSettings, NotAnswering, Outcome
+from ..table.loops import loop_class
 from ..ui.i18n import say
 from ..ui.sound import Announcer
 from .checkup import Checkup
@@ -186,7 +187,7 @@ class Daemon:
         self.companion_beat = LoopHeartbeat("the companion server")
 
     def _make_loop(self, deaf: DeafCards = NONE_DEAF) -> EventLoop:
-        """The loop for the game on the table: its kind's (``pi_table.table.games``), loaded when
+        """The loop for the game on the table: its kind's (``pi_table.table.loops``), loaded when
         a game of that kind is first played here; ``deaf``, the cards the last loop knew deaf."""
         d, config = self.devices, self.config
         settings = LoopSettings(config.input, config.timer, config.lights, config.language, config.options)

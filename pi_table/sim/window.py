@@ -27,7 +27,8 @@ from ..hal import AnyModel, DialEvent, LedFrame, LedStrip, ScreenModel, SimButto
 from ..hal.sound import NoSound, SoundDevice
 from ..table import Session
 from ..table.input import InputSettings
-from ..table.loop import EventLoop, LoopSettings, loop_class
+from ..table.loop import EventLoop, LoopSettings
+from ..table.loops import loop_class
 from ..table.timer import TimerSettings
 from ..ui import orientation
 from ..ui.canvas import edge_bar

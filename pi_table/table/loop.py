@@ -2,7 +2,7 @@
 
 Devices put events on its queue (``post`` is thread-safe and is all a driver may call).
 ``EventLoop`` is that machinery, for any game; ``TableLoop`` plays the grid games on it (each
-kind of game has its own loop: ``pi_table.table.games``). The grid games' loop turns each event into an
+kind of game has its own loop: ``pi_table.table.loops``). The grid games' loop turns each event into an
 engine action, applies it through the session, and shows the
 result: an LED frame computed from the table view alone, and a screen model for the
 spymasters. A refused action changes nothing and its reason goes to the screen. Between
@@ -60,7 +60,6 @@ from ..hal.events import DEVICE_NEWS, Emit, not_working
 from ..ui.games import lights
 from ..ui.leds import LightSettings
 from ..ui.sound import Announcer, Moment
-from . import games
 from .input import InputSettings, TouchPolicy
 from .session import Session
 from .timer import TimerSettings, TurnTimer
@@ -147,15 +146,6 @@ class Outcome:
     def error(self) -> str | None:
         """The refusal in English (the scripted simulator's JSON, the control socket's answer)."""
         return None if self.reason is None else str(self.reason)
-
-
-def loop_class(kind: str) -> type[EventLoop]:
-    """The loop that plays a game of ``kind`` (its ``EventLoop`` subclass, ``games.KINDS``), imported now."""
-    where = games.KINDS[kind].loop
-    found = games.named(where)
-    if not (isinstance(found, type) and issubclass(found, EventLoop)):
-        raise TypeError(f"table.games names {where} as {kind}'s loop: an EventLoop is expected")
-    return found
 
 
 class EventLoop:

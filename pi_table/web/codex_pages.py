@@ -17,7 +17,7 @@ from .snapshot import Snapshot, sentences
 from .tokens import Tokens, seat_role
 
 if TYPE_CHECKING:
-    from .games import Pages
+    from .pages import Pages
 
 
 def codex_snapshot(

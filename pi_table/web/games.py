@@ -3,46 +3,26 @@ table's screen shows is published to the pages, which links the screen then show
 how many seats of their own its players have, and how an action sent from a seat's page is read.
 The grid games publish the board for spectators and the key behind the spymaster's token, whose
 link the spymaster screen shows; Codex publishes each seat's page (``codex_pages``), whose link the
-table's screen shows until a phone has opened it. A kind of game is one line in ``KINDS``, each
-function named by its module here and imported when a game of the kind is first shown;
+table's screen shows until a phone has opened it. A kind of game is one line in ``KINDS``, a typed
+loader function that imports its pages when a game of the kind is first shown;
 tests/test_games.py checks every kind has one.
 """
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from ..ui.words import Cards
-from .seats import SeatLinks
+from ..engine.contract import Move
+from ..hal import GameModel
+from .pages import Pages
 from .snapshot import codenames_snapshot
-from .tokens import SPYMASTER, Tokens
+from .tokens import SPYMASTER
 
 if TYPE_CHECKING:
-    from ..engine.contract import Move
-    from ..hal import GameModel, ScreenModel
-    from .snapshot import Snapshot
-
-
-class Site(Protocol):
-    """What publishing needs of the companion server (``server.Companion``), named here so that
-    this module does not import the server that imports it."""
-
-    def publish(self, snapshot: Snapshot) -> None: ...
-    def link(self, token: str) -> str: ...
-    def was_opened(self, token: str) -> bool: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Pages:
-    """Where a model is published: the companion, its tokens, the seats' links and a simulated
-    table's words on the cards."""
-
-    companion: Site
-    tokens: Tokens
-    seats: SeatLinks
-    cards: Cards | None = None
+    from ..hal import ScreenModel
 
 
 def publish_grid(model: ScreenModel, pages: Pages) -> ScreenModel:
@@ -58,51 +38,61 @@ def no_seats(model: GameModel) -> int:
 
 @dataclass(frozen=True, slots=True)
 class PagesOf:
-    """A kind's pages, each a ``module:name`` in this package: how its model is published, how
-    many seats of their own its players have, and how an action sent from a seat's page is read
-    (none for a kind without seats: the page only shows the game); and its ``script`` in
-    ``static/``, which draws its pages on the phones (the companion's page loads it after
-    ``app.js``: ``texts.rendered_page``; none for a kind whose pages ``app.js`` draws)."""
+    """A kind's pages: how its model is published, how many seats of their own its players have,
+    and how an action sent from a seat's page is read (none for a kind without seats: the page
+    only shows the game). Each function takes its kind's own model (hence ``Any``)."""
 
-    publish: str
-    seats: str
-    act: str | None = None
+    publish: Callable[[Any, Pages], GameModel]
+    seats: Callable[[Any], int]
+    act: Callable[[int, str], Move] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PagesKind:
+    """A kind's ``pages``, a typed loader called when a game of the kind is first shown; and its
+    ``script`` in ``static/``, which draws its pages on the phones (every companion page loads it
+    after ``app.js``: ``texts.rendered_page``; none for a kind whose pages ``app.js`` draws)."""
+
+    pages: Callable[[], PagesOf]
     script: str | None = None
 
 
-KINDS: dict[str, PagesOf] = {
-    "grid": PagesOf("games:publish_grid", "games:no_seats"),
-    "codex": PagesOf("codex_pages:publish", "codex_pages:seats", "codex_pages:seat_action", "codex.js"),
-}
+def _grid() -> PagesOf:
+    return PagesOf(publish_grid, no_seats)
+
+
+def _codex() -> PagesOf:
+    from . import codex_pages  # Codex's engine loads when Codex is shown
+
+    return PagesOf(codex_pages.publish, codex_pages.seats, codex_pages.seat_action)
+
+
+KINDS: dict[str, PagesKind] = {"grid": PagesKind(_grid), "codex": PagesKind(_codex, "codex.js")}
+
+
+@cache
+def pages_of(kind: str) -> PagesOf:
+    """``kind``'s pages, imported the first time."""
+    return KINDS[kind].pages()
 
 
 def scripts() -> tuple[str, ...]:
     """Each kind's script of its own for the phones' pages, in the registry's order."""
-    return tuple(pages.script for pages in KINDS.values() if pages.script is not None)
-
-
-def _named(where: str) -> Any:
-    module, name = where.split(":")
-    return getattr(importlib.import_module(f".{module}", __package__), name)
+    return tuple(kind.script for kind in KINDS.values() if kind.script is not None)
 
 
 def publish(model: GameModel, pages: Pages) -> GameModel:
     """Publish ``model`` as its kind publishes it; the model the screen then shows (its links)."""
-    shown: GameModel = _named(KINDS[model.kind].publish)(model, pages)
-    return shown
+    return pages_of(model.kind).publish(model, pages)
 
 
 def seats(model: GameModel) -> int:
     """How many seats the players of ``model``'s game have (0: none of their own)."""
-    count: int = _named(KINDS[model.kind].seats)(model)
-    return count
+    return pages_of(model.kind).seats(model)
 
 
 def seat_action(kind: str, seat: int, text: str) -> Move | None:
     """The action sent from seat ``seat``'s page of a game of ``kind``, read as its kind reads it
     (refused if not that seat's own: ``InvalidAction``); None for a kind whose pages take none."""
-    act = KINDS[kind].act
-    if act is None:
-        return None
-    action: Move = _named(act)(seat, text)
-    return action
+    act = pages_of(kind).act
+    return None if act is None else act(seat, text)

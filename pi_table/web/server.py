@@ -77,7 +77,8 @@ from ..hal import AnyModel, Emit, PageOpened, Screen, SelfTestModel, SetupModel
 from ..ui.i18n import say, translation
 from ..ui.words import Cards
 from .auth import from_this_machine, same
-from .games import Pages, publish, seats
+from .games import publish, seats
+from .pages import Pages
 from .runner import ServerThread
 from .seats import SeatLinks
 from .snapshot import Snapshot
