@@ -21,7 +21,8 @@ from pi_table.engine.phrase import Phrase
 from pi_table.hal import HealthEvent
 from pi_table.sim.harness import SimTable
 from pi_table.table import Session
-from pi_table.ui.screen import ScreenPainter, ScreenSettings
+from pi_table.ui.mounting import ScreenSettings
+from pi_table.ui.screens import ScreenPainter
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 BUTTONS = Phrase.of("the buttons are not working (no pins): check their wires to the Pi; the game goes on without them")

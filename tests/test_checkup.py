@@ -292,7 +292,7 @@ def test_the_real_screen_draws_a_check_in_place_of_the_game_and_the_game_again_a
     from pi_table.hal import ScreenModel, SelfTestModel
     from pi_table.hal.tuning import TuneModel
     from pi_table.ui.canvas import DESIGN
-    from pi_table.ui.screen import ScreenPainter
+    from pi_table.ui.screens import ScreenPainter
 
     rules = Rules()
     game = make_game(rules)

@@ -44,7 +44,7 @@ from pi_table.ui import codex_screen as cs
 from pi_table.ui import i18n
 from pi_table.ui.codex_screen import draw_codex
 from pi_table.ui.codex_turns import Stage, Turn, next_call, public_refusal
-from pi_table.ui.screen import ScreenPainter
+from pi_table.ui.screens import ScreenPainter
 
 from helpers import record_untranslated
 

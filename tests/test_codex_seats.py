@@ -27,7 +27,7 @@ from pi_table.table import Session
 from pi_table.table.codex_loop import CodexLoop
 from pi_table.ui.codex_screen import draw_codex
 from pi_table.ui.codex_turns import Turn
-from pi_table.ui.screen import ScreenPainter
+from pi_table.ui.screens import ScreenPainter
 from pi_table.web import Companion, CompanionScreen, Tokens
 from pi_table.web.seats import SeatLinks
 from pi_table.web.server import REPLACED

@@ -40,7 +40,8 @@ from pi_table.table.timer import TimerSettings
 from pi_table.ui import games as ui_games
 from pi_table.ui import messages
 from pi_table.ui.leds import LightSettings
-from pi_table.ui.screen import MENU_SLOTS, Mode, ScreenPainter
+from pi_table.ui.screen import MENU_SLOTS, Mode
+from pi_table.ui.screens import ScreenPainter
 from pi_table.web import games as web_games
 
 from helpers import Staff, parsed
@@ -71,12 +72,7 @@ def string_lookups(tree: ast.Module) -> list[int]:
             and re.fullmatch(r"[\w.]+:[A-Za-z_]\w*", node.value) is not None]
 
 
-UNTYPED = pytest.mark.xfail(strict=True, reason="issue 61.4, left: the screen's and the sounds' modules ask ui/games.py, "
-                            "which would import them back; ScreenPainter and the sounds' choice by kind move above it first")
-
-
-@pytest.mark.parametrize("where", [pytest.param(where, marks=UNTYPED) if where == "ui/games.py" else where
-                                   for where in sorted(REGISTRIES)])
+@pytest.mark.parametrize("where", sorted(REGISTRIES))
 def test_every_registry_loads_by_typed_functions_not_by_names_in_strings(where):
     """Issue 61.4: each layer's registry imports its kinds in loader functions mypy follows."""
     assert string_lookups(parsed(PACKAGE / where)) == []

@@ -324,9 +324,9 @@ ROOMS = {
     "release": ["layout", "service_user", "network", "broker", "wheels", "keys", "bundle", "requests", "first_boot", "lock", "system",
                 "helper",
                 "desk"],
-    "ui": ["i18n", "messages", "words", "orientation", "mounting", "pixels", "leds", "canvas", "codex_turns", "games", "sound",
-           "codex_sound", "codex_leds",
-           "screen", "codex_screen", "selftest", "tune_lines", "tune", "setup_screen"],
+    "ui": ["i18n", "messages", "words", "orientation", "mounting", "pixels", "leds", "canvas", "codex_turns", "cues", "grid_sound",
+           "codex_sound", "codex_leds", "screen", "codex_screen", "selftest", "tune_lines", "tune", "setup_screen",
+           "games", "screens", "sound"],
 }
 """The rooms of the packages that do several jobs, in their order: a module imports only the rooms
 before it (its package's __init__, which gathers their names, imports any). A new room goes where

@@ -222,7 +222,8 @@ def test_the_code_lasts_while_the_line_is_long_and_a_while_after_then_goes():
 def test_the_screen_shows_the_code_while_the_budget_is_spent_and_not_otherwise(tmp_path):
     """The daemon hands the code to the spymasters' screen alone: not to the table's status, nor
     the pages' snapshot, nor its log; drawn in the banner with what it is for."""
-    from pi_table.ui.screen import ScreenPainter, ScreenSettings
+    from pi_table.ui.mounting import ScreenSettings
+    from pi_table.ui.screens import ScreenPainter
 
     (tmp_path / "config.toml").write_text(STAFF_CONFIG)
     daemon = service_daemon(tmp_path / "config.toml")

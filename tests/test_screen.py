@@ -46,7 +46,8 @@ from pi_table.table.input import WIPE_WARNING
 from pi_table.ui import canvas, i18n, messages, orientation
 from pi_table.ui.canvas import CARD, DECOY
 from pi_table.ui.mounting import ROTATIONS
-from pi_table.ui.screen import GridPainter, Mode, ScreenPainter, ScreenSettings, draw, render_png
+from pi_table.ui.screen import GridPainter, Mode, ScreenSettings, draw, render_png
+from pi_table.ui.screens import ScreenPainter
 
 from helpers import played, record_untranslated, wait_for, with_drawn_key
 

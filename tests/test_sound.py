@@ -20,18 +20,9 @@ from pi_table.sim.script import Wait, parse_script, run_script
 from pi_table.table import Session
 from pi_table.table.timer import TimerSettings
 from pi_table.ui import sounds
+from pi_table.ui.cues import SAY, SOUNDS_DIR, cue_file
 from pi_table.ui.i18n import translation
-from pi_table.ui.sound import (
-    SAY,
-    SOUNDS_DIR,
-    Announcer,
-    Moment,
-    QuietHours,
-    SoundSettings,
-    choose_cues,
-    cue_file,
-    every_sound,
-)
+from pi_table.ui.sound import Announcer, Moment, QuietHours, SoundSettings, choose_cues, every_sound
 
 from helpers import ROOT, choose, require_tools, scrambled, service_daemon
 

@@ -19,7 +19,7 @@ pytest.importorskip("pygame")
 PLAY = """
 import json, os, sys
 from pi_table.drivers.pygame_sound import PygameSound
-from pi_table.ui.sound import cue_file
+from pi_table.ui.cues import cue_file
 
 events = []
 device = PygameSound(driver=sys.argv[1], retry_s=3600)

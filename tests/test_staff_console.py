@@ -18,8 +18,8 @@ import pytest
 from pi_table.release import requests
 from pi_table.web import Companion
 from pi_table.web.auth import Recovery
-from pi_table.web.sections.care import RESTORING
 from pi_table.web.roles import set_passphrase
+from pi_table.web.sections.care import RESTORING
 from pi_table.web.staff import set_pin
 
 from helpers import (

@@ -345,7 +345,7 @@ def test_alias24_the_terminal_and_the_window_count_alike():
     import pygame
 
     from pi_table.sim.harness import SimTable
-    from pi_table.ui.screen import ScreenPainter
+    from pi_table.ui.screens import ScreenPainter
 
     rules = Rules(game="alias24")
     key = "BBBBBBBBBRRR.RRRRRNNNNNNA"

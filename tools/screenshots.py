@@ -126,7 +126,8 @@ def _drawn(shows: str, model, frame, words, now: float, lang: str, keys_help: st
     """``model`` (and the LED ``frame``) drawn as ``shows`` says, by the painters the table uses."""
     from pi_table.sim.window import GRID_KEYS, HELP_INK, SCREEN_SIZE, WINDOW_SIZE, draw_window, render_surfaces
     from pi_table.ui.i18n import translation
-    from pi_table.ui.screen import ScreenPainter, ScreenSettings
+    from pi_table.ui.mounting import ScreenSettings
+    from pi_table.ui.screens import ScreenPainter
 
     if shows == "window":
         surface = pygame.Surface(WINDOW_SIZE)

@@ -54,7 +54,7 @@ def screen_redraw(redraws: int) -> dict[str, object]:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     import pygame
 
-    from ..ui.screen import ScreenPainter
+    from ..ui.screens import ScreenPainter
 
     pygame.font.init()
     view = _game_in_progress()

@@ -160,7 +160,7 @@ def _buttons(config: Config) -> Buttons | None:
 def _screen(config: Config, painter: Painter | None = None) -> Screen:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # no greeting in the service's log
     from ..drivers.pygame_screen import PygameScreen
-    from ..ui.screen import ScreenPainter
+    from ..ui.screens import ScreenPainter
 
     screen = config.screen
     painter = painter or ScreenPainter(screen.settings)

@@ -7,7 +7,7 @@ taps every ``INPUT_POLL_S``, until something happens: a new model, a tap, or, wh
 timer runs, the next second. A tap becomes the command the painter maps it to, sent to the
 table loop as a ``UiEvent``.
 
-What the screen looks like is the painter's business (``pi_table.ui.screen.ScreenPainter``,
+What the screen looks like is the painter's business (``pi_table.ui.screens.ScreenPainter``,
 with the key's rotation in its settings). It is handed in because drivers sit below the ui
 layer and may not import it. pygame itself is imported only when the screen starts, so the
 rest of the table runs where pygame is missing.

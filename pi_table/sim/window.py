@@ -36,7 +36,7 @@ from ..ui.i18n import translation
 from ..ui.leds import LightSettings
 from ..ui.mounting import ScreenSettings
 from ..ui.orientation import OPERATIVES_SIDE, SPYMASTERS_SIDE, operatives_edge, slot_of
-from ..ui.screen import ScreenPainter
+from ..ui.screens import ScreenPainter
 from ..ui.sound import Announcer, SoundSettings
 from ..ui.words import Cards
 from .harness import WordScreen

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..engine.phrase import N_
-from .sound import Cue, Sounds
+from .cues import Cue, Sounds
 
 if TYPE_CHECKING:
     from ..engine.codex import PublicView

@@ -9,26 +9,30 @@ settings)`` (the LED frame) and ``next_change(...)`` (when it next changes by it
 lights the grid through its kind's. The cues are a function of two public views of a game,
 before and after, naming the cues that change plays (``sound.choose_cues`` adds the timer's).
 
-Each is named by its module (and class) in this package and imported when a game of its kind is
-first shown, so a table dealing the grid games draws without loading Codex. A kind of game the
-engine registers is one line here (tests/test_games.py checks every kind is).
+Each kind is a typed loader function that imports what draws it when a game of its kind is first
+shown, so a table dealing the grid games draws without loading Codex, and mypy follows every
+name; the modules it loads never ask it back (``screens`` and ``sound``, which hand each game to
+its kind's, are above it). A kind of game the engine registers is one line here
+(tests/test_games.py checks every kind is).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
+
+from ..hal import Cues, LedFrame
+from .cues import Sounds
+from .leds import LightSettings
+from .mounting import ScreenSettings
 
 if TYPE_CHECKING:
     import pygame
 
-    from ..hal import Command, Cues, LedFrame
+    from ..hal import Command
     from .canvas import Frame
-    from .leds import LightSettings
-    from .mounting import ScreenSettings
 
 
 class Painter(Protocol):
@@ -51,83 +55,95 @@ CuesOf = Callable[[Any, Any], list[str]]
 
 @dataclass(frozen=True, slots=True)
 class Looks:
-    """Each a ``module:name`` in this package: the kind's screen painter (a class, made with the
-    screen's settings), which draws the models its loop shows (whose ``kind`` is this one's), its
-    lights' ``frame`` and ``next_change``, its sound ``cues``, and its own ``sounds`` beside the
-    table's (a ``sound.Sounds``; the grid games' are the table's) with their ``synths`` (in
-    ``sounds``, its synthesisers by cue, as ``python -m pi_table.ui.sounds build`` makes them)."""
+    """A kind's ``screen``, which gives its painter's class (made with the screen's settings, it
+    draws the models its loop shows, whose ``kind`` is this one's) imported only when a screen
+    draws (pygame with it), its lights' ``frame`` and ``next_change``, its
+    sound ``cues``, and its own ``sounds`` beside the table's (the grid games' are the table's)
+    with their ``synths`` (its synthesisers by cue, as ``python -m pi_table.ui.sounds build``
+    makes them)."""
 
-    screen: str
-    frame: str
-    next_change: str
-    cues: str
-    sounds: str | None = None
-    synths: str | None = None
-
-
-KINDS: dict[str, Looks] = {
-    "grid": Looks("screen:GridPainter", "leds:render_frame", "leds:next_change", "sound:grid_cues"),
-    "codex": Looks("codex_screen:CodexPainter", "codex_leds:codex_frame", "codex_leds:codex_next_change",
-                   "codex_sound:codex_cues", "codex_sound:SOUNDS", "sounds.codex:SYNTHS"),
-}
-
-SETUP = "setup_screen:SetupPainter"
-"""What draws a table's set-up instead of a game until it is set up (``SetupModel``)."""
-CHECKS = "tune:TunePainter"
-"""What draws a check the staff run on a running table instead of its game (the self-test's
-checklist, the pads' numbers: ``SelfTestModel`` and its ``TuneModel``)."""
+    screen: Callable[[], Callable[[ScreenSettings], Painter]]
+    frame: Lights
+    next_change: NextChange
+    cues: CuesOf
+    sounds: Sounds | None = None
+    synths: Mapping[str, Callable[[], list[float]]] = field(default_factory=dict)
 
 
-def _named(where: str) -> Any:
-    module, name = where.split(":")
-    return getattr(importlib.import_module(f".{module}", __package__), name)
+def _grid_painter() -> Callable[[ScreenSettings], Painter]:
+    from .screen import GridPainter
+
+    return GridPainter
+
+
+def _grid() -> Looks:
+    from .grid_sound import grid_cues
+    from .leds import next_change, render_frame
+
+    return Looks(_grid_painter, render_frame, next_change, grid_cues)
+
+
+def _codex_painter() -> Callable[[ScreenSettings], Painter]:
+    from .codex_screen import CodexPainter
+
+    return CodexPainter
+
+
+def _codex() -> Looks:
+    from .codex_leds import codex_frame, codex_next_change
+    from .codex_sound import SOUNDS, codex_cues
+    from .sounds.codex import SYNTHS
+
+    return Looks(_codex_painter, codex_frame, codex_next_change, codex_cues, SOUNDS, SYNTHS)
+
+
+KINDS: dict[str, Callable[[], Looks]] = {"grid": _grid, "codex": _codex}
 
 
 @cache
+def looks(kind: str) -> Looks:
+    """What draws and sounds ``kind``, imported the first time."""
+    return KINDS[kind]()
+
+
 def screen_painter(kind: str) -> Callable[[ScreenSettings], Painter]:
     """The class of the painter that draws ``kind``'s screen, imported now."""
-    found: Callable[[ScreenSettings], Painter] = _named(KINDS[kind].screen)
-    return found
+    return looks(kind).screen()
 
 
-@cache
 def check_painter() -> Callable[[ScreenSettings, str], Painter]:
-    """The class of the painter of the checks (made with the table's language too), imported now."""
-    found: Callable[[ScreenSettings, str], Painter] = _named(CHECKS)
-    return found
+    """The class of the painter of a check the staff run on a running table instead of its game
+    (the self-test's checklist, the pads' numbers: ``SelfTestModel`` and its ``TuneModel``), made
+    with the table's language too; imported now."""
+    from .tune import TunePainter
+
+    return TunePainter
 
 
-@cache
-def setup_painter() -> Any:
-    """The class of the painter of a table's set-up, imported now."""
-    return _named(SETUP)
+def setup_painter() -> Callable[[ScreenSettings], Painter]:
+    """The class of the painter of a table's set-up, drawn instead of a game until it is set up
+    (``SetupModel``); imported now."""
+    from .setup_screen import SetupPainter
+
+    return SetupPainter
 
 
-@cache
 def lights(kind: str) -> tuple[Lights, NextChange]:
-    """``kind``'s lights: its ``frame`` and ``next_change`` functions, imported now."""
-    looks = KINDS[kind]
-    frame: Lights = _named(looks.frame)
-    next_change: NextChange = _named(looks.next_change)
-    return frame, next_change
+    """``kind``'s lights: its ``frame`` and ``next_change`` functions."""
+    found = looks(kind)
+    return found.frame, found.next_change
 
 
-def kind_sounds(kind: str) -> object:
-    """``kind``'s own sounds (a ``sound.Sounds``, which ``sound`` checks), imported now; None for a
-    kind with none of its own."""
-    where = KINDS[kind].sounds
-    return None if where is None else _named(where)
+def kind_sounds(kind: str) -> Sounds | None:
+    """``kind``'s own sounds; None for a kind with none of its own."""
+    return looks(kind).sounds
 
 
 def kind_synthesisers(kind: str) -> Mapping[str, Callable[[], list[float]]]:
-    """The synthesisers of ``kind``'s own cues, imported now (none for a kind without cues of its own)."""
-    where = KINDS[kind].synths
-    found: Mapping[str, Callable[[], list[float]]] = {} if where is None else _named(where)
-    return found
+    """The synthesisers of ``kind``'s own cues (none for a kind without cues of its own)."""
+    return looks(kind).synths
 
 
-@cache
 def sound_cues(kind: str) -> CuesOf:
     """``kind``'s cues: the function of two of its public views naming the cues between them."""
-    found: CuesOf = _named(KINDS[kind].cues)
-    return found
+    return looks(kind).cues

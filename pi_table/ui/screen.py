@@ -4,7 +4,8 @@
 command each one asks for, and the texts it showed. It keeps no state between calls apart
 from caches of fonts and rendered text, so the same model always looks the same; the
 ``GridPainter`` adds the one thing the screen remembers, a mode (covering a card, choosing
-a new game); the ``ScreenPainter`` the pygame backend drives hands each model to its kind's painter. ``render_png`` draws offscreen to a file.
+a new game); the ``ScreenPainter`` the pygame backend drives (``screens``) hands each model
+to its kind's painter. ``render_png`` draws offscreen to a file.
 
 Everything is laid out on an 800x480 design and scaled to the surface, so a 1024x600 panel
 shows the same picture. Type is the default pygame font, large: the screen is read at arm's
@@ -43,7 +44,7 @@ from ..engine.games import described, grid_game, kind_of, names_of
 from ..engine.keys import ASSASSIN, BYSTANDER, NO_CARD
 from ..engine.phrase import N_
 from ..engine.views import MAD_ARMED_AT, TableView
-from ..hal import RGB, AnyModel, Command, NewGame, ScreenModel, SelfTestModel, SetupModel
+from ..hal import RGB, Command, NewGame, ScreenModel
 from .canvas import (
     AMBER,
     BACKGROUND,
@@ -67,7 +68,6 @@ from .canvas import (
     mix,
     qr_image,
 )
-from .games import Painter, check_painter, screen_painter, setup_painter
 from .i18n import TeamWord, say
 from .mounting import ScreenSettings
 from .orientation import OPERATIVES_SIDE, Area, grid_and_bar, operatives_edge, slot_of
@@ -647,47 +647,6 @@ class GridPainter:
             return None
         self.mode = Mode.PLAY
         return hit.command
-
-
-class ScreenPainter:
-    """What the pygame backend drives: each model is drawn by the painter of its kind
-    (``pi_table.ui.games``), made when a game of that kind is first
-    shown and kept, with what it remembers, while the table plays other kinds; a tap goes to
-    the painter that drew the frame (``current``)."""
-
-    def __init__(self, settings: ScreenSettings = ScreenSettings()) -> None:
-        self.settings = settings
-        self.painters: dict[str, Painter] = {}
-        self.current: Painter | None = None
-        self.frame = Frame((), (), ())
-        self.lang = "en"  # the last game's
-
-    def draw(self, surface: pygame.Surface, model: AnyModel, now: float, since: float | None = None) -> Frame:
-        if isinstance(model, SetupModel):  # a table nobody has set up yet: the set-up instead of a game
-            if "setup" not in self.painters:
-                self.painters["setup"] = setup_painter()(self.settings)
-            self.current = self.painters["setup"]
-            self.frame = self.current.draw(surface, model, now, since) or Frame((), (), ())
-            return self.frame
-        if isinstance(model, SelfTestModel):  # a check from the staff page: the game waits, paused
-            if "check" not in self.painters:
-                self.painters["check"] = check_painter()(self.settings, self.lang)
-            self.current = self.painters["check"]
-            self.current.draw(surface, model, now, since)  # its tap regions are its own
-            self.frame = Frame((), (), ())
-            return self.frame
-        self.lang = model.lang  # the checks' legend speaks the table's language
-        kind = model.kind
-        if kind not in self.painters:
-            self.painters[kind] = screen_painter(kind)(self.settings)
-        self.current = self.painters[kind]
-        self.frame = self.current.draw(surface, model, now, since) or Frame((), (), ())
-        return self.frame
-
-    def tap(self, pos: tuple[int, int]) -> Command | None:
-        """The command a tap at ``pos`` (pixels) asks for; None for a tap that only changes what
-        the screen shows (or before anything was drawn)."""
-        return None if self.current is None else self.current.tap(pos)
 
 
 def render_png(

@@ -14,35 +14,19 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine import OVER, TableView
 from ..engine.contract import Observed
-from ..engine.described import MASTERMINDS
 from ..engine.errors import Refusal
-from ..engine.games import described, grid_game, kind_of
-from ..engine.keys import ASSASSIN, Team
+from ..engine.games import kind_of
 from ..engine.phrase import N_
 from ..engine.views import LANGUAGES
 from ..hal import TimerState
 from ..hal.sound import NoSound, SoundDevice
+from .cues import SAY, Cue, Sounds, cue_file
 from .games import KINDS, kind_sounds, sound_cues
-
-SOUNDS_DIR = Path(__file__).parent / "sounds"
-SAY = "say-"
-"""The prefix of a spoken announcement's name; the rest are synthesised tones."""
-
-
-@dataclass(frozen=True, slots=True)
-class Cue:
-    """A tone cue: when it plays and what it sounds like (the README's table is made of these)."""
-
-    name: str
-    when: str
-    sounds: str
-
 
 CUES = (
     Cue("reveal-red", "the red team touched a card it was after: its own agent (Alias 24: a blue asset)",
@@ -75,34 +59,12 @@ PHRASES = {
 """The spoken announcements, English msgids translated by the catalogue; made at build time."""
 
 
-@dataclass(frozen=True, slots=True)
-class Sounds:
-    """A set of sounds: tone cues (in the README's order) and spoken announcements (by name)."""
-
-    cues: tuple[Cue, ...]
-    phrases: Mapping[str, str]
-
-
 def every_sound() -> Sounds:
     """The table's sounds (``CUES``, ``PHRASES``: the grid games' and those of every game, its
     timer and its end) and each kind's own (``ui.games``): the files ``pi_table.ui.sounds`` makes."""
-    found = [Sounds(CUES, PHRASES), *(sounds for kind in KINDS if (sounds := _own_sounds(kind)) is not None)]
+    found = [Sounds(CUES, PHRASES), *(sounds for kind in KINDS if (sounds := kind_sounds(kind)) is not None)]
     return Sounds(tuple(cue for each in found for cue in each.cues),
                   {name: phrase for each in found for name, phrase in each.phrases.items()})
-
-
-def _own_sounds(kind: str) -> Sounds | None:
-    found = kind_sounds(kind)
-    if found is not None and not isinstance(found, Sounds):
-        raise TypeError(f"ui.games names {found!r} as {kind}'s own sounds: a sound.Sounds is expected")
-    return found
-
-
-def cue_file(name: str, lang: str) -> Path:
-    """Where a cue's sound is: a tone is one file for every language, a phrase one per language."""
-    if name.startswith(SAY):
-        return SOUNDS_DIR / f"{name}.{lang}.wav"
-    return SOUNDS_DIR / f"{name}.wav"
 
 
 def every_file() -> list[Path]:
@@ -132,39 +94,6 @@ def choose_cues(before: Moment | None, after: Moment) -> tuple[str, ...]:
         return ()
     cues = sound_cues(kind_of(after.view.game))(before.view, after.view)  # one game: one kind's views
     return _ordered(_timer_cues(before, after) + cues)  # time ran out, then the turn passed
-
-
-def grid_cues(before: TableView, after: TableView) -> list[str]:
-    """A reveal is heard from the side of the team whose turn it was: a card it was after (its
-    own agent; in Alias 24, where teams eliminate the opponent's assets, the other's) or not."""
-    cues = []
-    game = grid_game(after.game)
-    guessing = before.turn
-    wanted = None if guessing is None else guessing if game.seeks_own else guessing.other
-    for cell, (old, new) in enumerate(zip(before.board, after.board)):
-        if old != "?" or new in "?." or cell in after.covered:
-            continue  # not newly shown, or shown by a spymaster's cover: no touch to answer
-        if new == ASSASSIN:  # the nuke, where the cards are aliases
-            cues.append("nuke" if described(after.game).nouns == MASTERMINDS else "assassin")
-        elif new not in (Team.RED.letter, Team.BLUE.letter):
-            cues.append("reveal-bystander")
-        elif guessing is not None and wanted is not None and new == wanted.letter:
-            cues.append(f"reveal-{guessing.value}")
-        else:
-            cues.append("reveal-opponent")
-    if before.phase != OVER and after.phase == OVER:
-        cues += _game_end(after)
-    elif after.phase != OVER and after.turn is not None and before.turn not in (None, after.turn):
-        cues += ["turn", f"say-turn-{after.turn.value}"]
-    return cues
-
-
-def _game_end(view: TableView) -> list[str]:
-    if view.winner is None:
-        return ["game-over", "say-game-over"]
-    if grid_game(view.game).description.cooperative:
-        return ["win", "say-win-coop"] if view.score is not None else ["game-over", "say-game-over"]
-    return ["win", f"say-win-{view.winner.value}"]
 
 
 def _timer_cues(before: Moment, after: Moment) -> list[str]:

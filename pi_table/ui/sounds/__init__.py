@@ -19,9 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ...engine.views import LANGUAGES
+from ..cues import cue_file
 from ..games import KINDS, kind_synthesisers
 from ..i18n import translation
-from ..sound import cue_file, every_sound
+from ..sound import every_sound
 
 RATE = 11_025
 SILENCE = 0.02  # speech quieter than this, relative to its peak, is trimmed from both ends
