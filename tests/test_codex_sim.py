@@ -304,7 +304,7 @@ def test_a_scripts_header_carries_its_options(tmp_path, capsys):
 @pytest.mark.parametrize(
     "header, options, line, words",
     [
-        ("# options: --json\n", [], 1, "takes only the options of what is played: --game, --nuke,"),
+        ("# options: --json\n", [], 1, "takes only the options of what is played: --game, --start,"),
         ("#\n# options: --seed many\n", [], 2, "--seed does not take that value: pi-table sim --help says"),
         ("# options: --game chess\n", [], 1, "--game does not take that value"),
         ("# options: --seed 3\n# options: --seed 3\n", [], 2, "--seed is given twice (line 1 gives it too)"),

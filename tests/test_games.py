@@ -5,13 +5,16 @@ registry line, which a test adds alone and plays everywhere."""
 
 from __future__ import annotations
 
+import argparse
 import ast
+import contextlib
+import io
 import os
 import random
 import re
 import subprocess
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # the screen's painter draws offscreen
@@ -22,9 +25,10 @@ import pytest
 
 import pi_table
 from pi_table.cli import games as cli_games
+from pi_table.cli import options as cli_options
 from pi_table.engine import Codenames, InvalidRules, Rules, make_game
 from pi_table.engine import games as engine_games
-from pi_table.engine.described import Cards
+from pi_table.engine.described import Cards, Choice
 from pi_table.hal import NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch
 from pi_table.sim import terminals as sim_terminals
 from pi_table.sim.terminal import Painter, Terminal, interactive
@@ -614,3 +618,43 @@ def test_the_menu_lays_out_any_number_of_games(monkeypatch, warned):
     finally:
         loop.close()
     assert sorted(seen) == sorted(offered)
+
+
+# --- a game's own option: its rules class, its description, no command-line line -----------------
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRules(Rules):
+    """A game's own rules, for the test: Codenames' with timer tokens."""
+
+    tokens: int = 9
+
+
+TOKENS = Choice("tokens", "int", 9, "Timer tokens", "timer tokens, 1 to 15", span=(1, 15))
+
+
+class WithTokens(Codenames):
+    """Codenames with an option of its own, carried by its own rules class."""
+
+    name = "codenames-tokens"
+    description = replace(Codenames.description, title="Codenames with tokens",
+                          options=(*Codenames.description.options, TOKENS))
+
+
+def test_a_games_own_option_reaches_its_rules_from_the_command_line_with_no_line_of_its_own(monkeypatch):
+    """Issue 61.3: the command line's options are its games' descriptions' rules, so a game's own
+    option is a flag, reaches its own rules class, and is refused for a game that does not take it."""
+    monkeypatch.setitem(engine_games.GAMES, WithTokens.name, engine_games.GameEntry.grid(WithTokens, TokenRules))
+    monkeypatch.setattr(cli_options, "NAMES", engine_games.names())  # fixed at the start: read again
+    parser = argparse.ArgumentParser(exit_on_error=False)
+    cli_options.game_options(parser, every_game=True)
+    args = parser.parse_args(["--game", WithTokens.name, "--tokens", "5", "--three-player"])
+    cli_options.refuse_other_games_options(parser, args)
+    rules = cli_options.rules_of(args)
+    assert (type(rules), rules.tokens, rules.three_player) == (TokenRules, 5, True)
+    assert isinstance(make_game(rules), WithTokens)
+    assert "timer tokens, 1 to 15 (default: 9)" in parser.format_help()
+    refused = parser.parse_args(["--game", "codenames", "--tokens", "5"])
+    with pytest.raises(SystemExit), contextlib.redirect_stderr(io.StringIO()) as said:
+        cli_options.refuse_other_games_options(parser, refused)
+    assert "--tokens: an option of codenames-tokens; codenames takes" in said.getvalue()

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from ..engine.games import NAMES, AnyRules, choices, described, entry, kind_of, names
-from ..engine.rules import NUKE_MODES, SETUPS
+from ..engine.rules import SETUP
 from ..kinds import SerialDevice, serial_port
 from .games import KINDS, deals_keys, setup_help
 
@@ -58,29 +58,34 @@ def whole_number(option: str, least: int, most: Callable[[], int] | None = None)
 def game_options(parser: argparse.ArgumentParser, every_game: bool = False) -> None:
     """The options that choose a game and its rules; shared by every command that deals.
     ``every_game``: the command plays every game (``pi-table sim``), whose --setup is also the
-    deal of a game of another kind, as text; else those with keys (``KINDS``)."""
+    deal of a game of another kind, as text; else those with keys (``KINDS``). Each rule a game's
+    description offers (``described.Choice``) is an option named after it, so a game's own rule
+    needs no line here; the rules check its value, as they check the configuration's."""
     games = NAMES if every_game else tuple(name for name in NAMES if deals_keys(kind_of(name)))
     parser.add_argument("--game", choices=games, default="codenames", help="the game (default: %(default)s)")
-    parser.add_argument("--nuke", choices=NUKE_MODES, help="Alias 24's nuke mode (default: basic)")
     parser.add_argument("--start", metavar="TEAM",
                         help="the starting team, red or blue (with --lang it also rossa or blu; Codenames: must match --key)")
     parser.add_argument("--seed", type=int, help="deal reproducible keys from this seed")
-    parser.add_argument("--clue-required", action="store_true", default=None,
-                        help="a clue number must be entered before a touch")
-    parser.add_argument("--three-player", action="store_true", default=None, help="one operative guesses for both spymasters")
-    if every_game:
-        parser.add_argument(
-            "--setup", metavar="key|place|TEXT",
-            help="; ".join(["'place': Deep Undercover's deal-and-place setup",
-                            *(said for kind in KINDS if (said := setup_help(kind)) is not None)]) + " (default: a random deal)",
-        )
-    else:
-        parser.add_argument(
-            "--setup", choices=SETUPS, help="'place': Deep Undercover's deal-and-place setup (default: key)"
-        )
-    parser.add_argument("--dark-cell", type=int, help="Alias 24's cell without a card (default: 12)")
+    offered = {choice.name: choice for name in games for choice in described(name).options if choice.rule}
+    for choice in offered.values():
+        flag = "--" + choice.name.replace("_", "-")
+        default = choice.words.get(str(choice.default), choice.default) if choice.kind != "bool" else None
+        said = choice.help if default is None else f"{choice.help} (default: {default})"
+        if choice.name == SETUP.name and every_game:  # also the deal of a game dealt from text
+            parser.add_argument(flag, metavar="|".join((*choice.values, "TEXT")), help="; ".join(
+                [said, *(told for kind in KINDS if (told := setup_help(kind)) is not None)]))
+        elif choice.kind == "bool":
+            parser.add_argument(flag, action="store_true", default=None, help=said)
+        else:
+            parser.add_argument(flag, choices=choice.values or None, type=VALUE_TYPES[choice.kind], help=said,
+                                metavar=None if choice.values else choice.kind.upper())
     # the rules' options default to None, so that one given for a game that does not take it is
     # told from one left out (``refuse_other_games_options``); the rules' own defaults apply
+
+
+VALUE_TYPES: dict[str, Callable[[str], object]] = {"str": str, "int": int, "number": float}
+"""How the command line reads an option's value of each kind (``described.KINDS_OF_VALUE``,
+a true-or-false one being a flag): the rules then check it, as they check the configuration's."""
 
 
 def table_options(parser: argparse.ArgumentParser) -> None:

@@ -59,9 +59,10 @@ class GameEntry:
     rules: Callable[[], type[Rules | CodexRules]]
 
     @classmethod
-    def grid(cls, game: type[Game]) -> GameEntry:
-        """A grid game's line: its class names and describes it, and its rules are ``Rules``."""
-        return cls(game.name, "grid", game.description, lambda: game, lambda: Rules)
+    def grid(cls, game: type[Game], rules: type[Rules] = Rules) -> GameEntry:
+        """A grid game's line: its class names and describes it, and its rules are ``Rules`` (or
+        a subclass of its own, for an option of its own: docs/dev/adding-a-game.md)."""
+        return cls(game.name, "grid", game.description, lambda: game, lambda: rules)
 
     @property
     def options(self) -> frozenset[str]:
