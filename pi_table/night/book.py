@@ -456,7 +456,7 @@ class Book:
         if (result in (WON, FORFEIT)) != (winner in pair.teams):
             raise NightRefused("a win or a forfeit names its winner, {red} or {blue}, and no other result does",
                                red=pair.red, blue=pair.blue)
-        if result == CREDIT and not any(g.id == game and g.rated for g in night.played):
+        if result == CREDIT and not any(g.id == game and g.rated for g in night.recorded()):
             raise NightRefused("no game {game} between two teams is recorded in the night", game=str(game))
         return {"event": "result", "round": number, "table": table, "result": result, "winner": winner,
                 "game": game if result == CREDIT else None, "by": by, "at": self.clock()}

@@ -67,10 +67,10 @@ TABLES = ("standings", "rounds", "games")
 def night_tables(night: Night) -> dict[str, list[tuple[object, ...]]]:
     """The night's tables, each its header then its rows (docs/cafe/night.md, "Exports"): the
     standings, with the tie-break's values; the rounds, a row for each pair and each team
-    sitting out, with the result as it counts; the games recorded, one a row."""
+    sitting out, with the result as it counts; the games recorded, one a row (``Night.recorded``)."""
     games: list[tuple[object, ...]] = [("round", "table", "game", "id", "red", "blue", "winner", "termination", "margin",
                                         "score")]
-    for game in night.played:
+    for game in night.recorded():
         teams = (*game.teams, "")[:2]
         games.append((game.round or "", game.table, game.game, game.id, *teams, game.winner or "",
                       game.termination.value, "" if game.margin is None else game.margin,

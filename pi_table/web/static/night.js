@@ -478,9 +478,8 @@ function wireNight() {
     const last = night && night.rounds[night.rounds.length - 1];
     if (!last) return;
     // Undone with its results (Swiss-Manager's "delete round"): the confirmation names the tables whose results go.
-    const undone = night.history.filter((entry) => entry.event === "unconfirm" && entry.round === last.number).length;
-    const games = night.games_played.filter((game) => game.pairing === undefined || game.pairing === undone);
-    const tables = [...new Set([...night.results, ...games].filter((entry) => entry.round === last.number)
+    // games_played lists only the games of each round as it is paired now (Night.recorded).
+    const tables = [...new Set([...night.results, ...night.games_played].filter((entry) => entry.round === last.number)
       .map((entry) => entry.table))].sort();
     const asked = tables.length
       ? t("Undo round {number}? It goes back to a proposal, to change and confirm again, and its results at table {tables} are dropped on every table: those games count no more.", { number: last.number, tables: tables.join(", ") })
