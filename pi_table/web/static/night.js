@@ -511,12 +511,13 @@ function wireNight() {
     const name = $("night-remove-team").value;
     if (name && confirm(t("Withdraw the team {team}? It keeps its results and is paired no more.", { team: name }))) nightAct("withdraw", { team: name });
   });
-  // Asked before the night is closed while tables still play, naming them: their games then count for nothing.
+  // Asked before the night is closed while tables still play, naming them: a game ending after the close counts
+  // only from a table that had not heard of it (Book.gather takes it into the closed night).
   $("night-close").addEventListener("click", () => {
     const still = night ? [...new Set(Object.values(night.still_played).flat())].sort() : [];
     if (!still.length) {
       if (confirm(t("Close the night? Its games stay kept, and it can be exported."))) nightAct("close");
-    } else if (confirm(t("Still played at table {tables}: close the night anyway? Their games then count for nothing",
+    } else if (confirm(t("Still played at table {tables}: close the night anyway? A game there that ends after the close counts for nothing, unless its table was offline and had not heard of the close: it then counts once the table reports it",
                          { tables: still.join(", ") }))) nightAct("close", { confirm: true });
   });
   $("night-leave").addEventListener("click", () => {
