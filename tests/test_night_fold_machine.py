@@ -9,7 +9,8 @@ rules for a Swiss with byes (``Oracle``), not from the code under test: a game w
 pairing-allocated bye the night's bye, a round missed by joining late the night's ``late`` (Z or
 H), a round asked out what the director chose for that bye (H ½ or Z 0; none chosen: the night's
 ``late``), a round away (withdrawn) or void 0; TRF-16's score column is the sum of its
-round codes."""
+round codes. ``NightOnThreeTablesThroughMosquitto`` plays the same rules through a real
+Mosquitto, each table with the fleet's reporter, with a broker outage of its own."""
 
 from __future__ import annotations
 
