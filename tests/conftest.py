@@ -207,6 +207,7 @@ EXAMPLES = {
     "adversaries": (3, 15),
     "lifecycles": (2, 6),
     "nights": (2, 20),
+    "nights on a broker": (2, 12),
 }
 """Examples per property test, (quick, thorough), by what one example costs: a wire message or an
 LED frame (microseconds); a whole grid game; a game through the table loop, its journal or the
@@ -214,7 +215,8 @@ touch board's serial link; a whole Codex game, its views compared at every step;
 every action of the universe tried at every step; a Codex game on the phones' pages; a table under
 attack, built and restarted as the service starts it, for a sequence of requests; the owner's
 lifecycle on such a table, each reset restarting it; a game night on three tables, a director's
-forty steps. A test takes
+forty steps; the same night through a real Mosquitto, each step waiting for the broker to settle
+every table, thirty steps. A test takes
 its kind's as ``@settings(settings.get_profile("games"))``; one that names no kind, Hypothesis's
 own default of 100 (10 in the quick profile). No test sets max_examples itself: a test's own
 beats every profile."""

@@ -399,3 +399,38 @@ def test_the_page_shows_each_hosts_night_with_its_standings(broker, browser):
     finally:
         dashboard.stop()
 
+
+
+def test_the_page_shows_the_tie_breaks_the_director_chose_in_their_order_and_shared_places(broker, browser):
+    """Issue 59: a director orders the tie-breaks (Buchholz Cut-1, Sonneborn-Berger, direct
+    encounter...); the page names them as the staff page does, in the page's language, shows the
+    columns of those that have one, and teams the tie-breaks leave level share their place."""
+    from pi_table.fleet.dashboard import Dashboard, hash_password
+
+    dashboard = Dashboard(config.broker(broker.url), "127.0.0.1", 0, hash_password("x" * 8), client_id="dash-ties")
+    dashboard.start()
+    try:
+        wait_for(dashboard.connected.is_set, "the dashboard's subscription", 10)
+        ordered = {**json.loads(plan(rounds=1)), "tiebreak": "buchholz-cut1,sonneborn-berger,direct-encounter,wins"}
+        dashboard.fleet.take("pi-table/t1/plan", json.dumps(ordered).encode())
+        dashboard.fleet.take("pi-table/t1/night", told(game(1, "Owls", "Quiz Club", "Quiz Club")))
+        lines = dashboard.fleet.night()["standings"]  # type: ignore[index]
+        assert any(line["shared"] for line in lines)  # Owls, Foxes and Moles: no tie-break tells them apart
+        for locale, words in (("en-GB", ["Team", "played", "won", "lost", "byes", "points", "margin", "rating",
+                                         "Buchholz", "Buchholz Cut-1", "Sonneborn-Berger", "wins",
+                                         "Tie-break: Buchholz Cut-1, Sonneborn-Berger, direct encounter, wins"]),
+                              ("it-IT", ["Squadra", "giocate", "vinte", "perse", "riposi", "punti", "margine",
+                                         "valutazione", "Buchholz", "Buchholz Cut-1", "Sonneborn-Berger", "vittorie",
+                                         "Spareggio: Buchholz Cut-1, Sonneborn-Berger, scontro diretto, vittorie"])):
+            page = browser.new_page(locale=locale)
+            page.goto(f"{dashboard.url}/login")
+            page.fill("input[name=password]", "x" * 8)
+            page.click("button")
+            page.wait_for_selector(".night tbody tr", timeout=10_000)
+            assert page.inner_text(".night thead").strip().split("\t") == words[:-1]
+            assert page.inner_text(".night p:nth-of-type(2)") == words[-1]
+            assert [row.split("\t")[0] for row in page.inner_text(".night tbody").strip().split("\n")] == [
+                f"{line['place']}{'=' if line['shared'] else '.'} {line['team']}" for line in lines]
+            page.close()
+    finally:
+        dashboard.stop()

@@ -409,3 +409,28 @@ def test_a_game_of_a_night_open_in_its_file_but_not_here_is_written_into_no_nigh
     assert at_host.gather("t2", report) == []
     assert at_host.book.current().played == [] and path.read_bytes() == damaged
     assert f"games of the night {night_id}, which is neither open here nor closed" in caplog.text
+
+
+def test_a_game_of_an_undone_pairing_is_in_no_games_list_nor_export_and_cannot_be_credited(tmp_path):
+    """A game of a round as it was paired before an undo counts for nothing (above), so the staff
+    page's recorded games, the CSV's and the workbook's games and the results form's "this
+    recorded game" list it no more; the game of the round paired again is listed."""
+    from pi_table.night.book import NightRefused
+    from pi_table.web.night import night_csv, night_tables
+
+    host, at_host, follower = host_and_follower(tmp_path, TEAMS[:4])
+    host.propose()
+    host.confirm()
+    assert follower.follow("t1", heard(at_host))
+    undone = played_at(follower)
+    assert undone is not None and host.gather(host.current().id, "t2", [undone]) == [undone]
+    host.unconfirm(STAFF)
+    host.confirm()
+    again = played_at(follower, seed=2) if follower.follow("t1", heard(at_host)) else None
+    assert again is not None and host.gather(host.current().id, "t2", [again]) == [again]
+    for night in (host.current(), follower.book.current()):
+        assert [game["id"] for game in night.to_json()["games_played"]] == [again.id]  # type: ignore[attr-defined]
+        assert [row[3] for row in night_tables(night)["games"][1:]] == [again.id]
+        assert undone.id not in night_csv(night) and again.id in night_csv(night)
+    with pytest.raises(NightRefused, match=f"no game {undone.id} between two teams"):
+        host.result(1, "t2", "game", STAFF, game=undone.id)

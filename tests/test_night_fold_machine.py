@@ -9,28 +9,35 @@ rules for a Swiss with byes (``Oracle``), not from the code under test: a game w
 pairing-allocated bye the night's bye, a round missed by joining late the night's ``late`` (Z or
 H), a round asked out what the director chose for that bye (H ½ or Z 0; none chosen: the night's
 ``late``), a round away (withdrawn) or void 0; TRF-16's score column is the sum of its
-round codes."""
+round codes. ``NightOnThreeTablesThroughMosquitto`` plays the same rules through a real
+Mosquitto, each table with the fleet's reporter, with a broker outage of its own."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import shutil
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
+from pi_table import config
 from pi_table.engine.endings import Termination
 from pi_table.fleet import schema
-from pi_table.night.book import Book, Night
+from pi_table.fleet.reporter import Reporter
+from pi_table.night.book import Book, Night, NightRefused
 from pi_table.night.games import Game
 from pi_table.night.pairing import PairingRefused
 from pi_table.night.recorder import Recorder
 from pi_table.web.night import night_trf
+
+from helpers import require_tools
 
 pytestmark = pytest.mark.slow
 
@@ -314,16 +321,23 @@ class NightOnThreeTables(RuleBasedStateMachine):
         self.count += 1
         game = Game(f"g{self.count}", table, "codenames", (red, blue), winner, Termination.ALL_AGENTS_FOUND, 1, None,
                     number, 1_800_000_000.0 + self.count, pairing=self.oracle.undone.get(number, 0))
-        here = self.followers.get(table)
-        if here is not None and self.online[table] and here.book.night is not None and here.book.night.open \
-                and here.book.night.awaits(game):
-            assert here.book.record(game)
-            self.book.gather(self.book.current().id, table, [game])
-        else:
-            assert self.book.record(game)
+        if not self.played(game):
+            return
         self.games.append(game)
         self.oracle.won[(number, table)] = winner
         self.tell()
+
+    def played(self, game: Game) -> bool:
+        """The game recorded where it was played, and handed to the host; a follower offline
+        (or one that has not heard the round) has its game typed in at the host."""
+        here = self.followers.get(game.table)
+        if here is not None and self.online[game.table] and here.book.night is not None and here.book.night.open \
+                and here.book.night.awaits(game):
+            assert here.book.record(game)
+            self.book.gather(self.book.current().id, game.table, [game])
+        else:
+            assert self.book.record(game)
+        return True
 
     @precondition(lambda self: self.oracle is not None and bool(self.games))
     @rule()
@@ -395,11 +409,15 @@ class NightOnThreeTables(RuleBasedStateMachine):
 
     @invariant()
     def every_table_holds_the_night_the_rules_make(self) -> None:
-        if self.oracle is None:
-            return
+        if self.oracle is not None:
+            self.holds(self.expected)
+
+    def holds(self, expected: dict[str, Oracle]) -> None:
+        """The host's night is the oracle's, and each follower's the one ``expected`` of it."""
+        assert self.oracle is not None
         tables = [(self.book.night_of(self.night_id), self.oracle)] + [
-            (follower.book.night_of(self.night_id), self.expected[name]) for name, follower in self.followers.items()
-            if name in self.expected]
+            (follower.book.night_of(self.night_id), expected[name]) for name, follower in self.followers.items()
+            if name in expected]
         for night, oracle in tables:
             assert night.damage == []
             lines = {line.team: (line.points, line.byes, line.missed, line.withdrawn) for line in night.standings()}
@@ -414,3 +432,119 @@ class NightOnThreeTables(RuleBasedStateMachine):
 NightOnThreeTables.TestCase.settings = settings(settings.get_profile("nights"), stateful_step_count=40, deadline=None,
                                                 suppress_health_check=[HealthCheck.too_slow])
 test_a_night_on_three_tables_folds_the_same_as_the_rules_say = NightOnThreeTables.TestCase
+
+
+class NightOnThreeTablesThroughMosquitto(NightOnThreeTables):
+    """The same night, each table with the fleet's reporter on one real Mosquitto: plans, games
+    and corrections go only through the broker. The broker goes down for a director's action
+    (the tables play on, the host keeps running the night) and comes back; any table restarts
+    with its reporter. Each step ends once the broker has settled every table (``tell``), and
+    the rules' recomputation is checked then."""
+
+    SETTLE_S = 20.0
+    """How long a step waits for the broker to bring every table level: far beyond the loopback's
+    milliseconds, so only a table that never catches up runs into it (the invariant then says how)."""
+
+    def __init__(self) -> None:
+        from pi_table.fleet.broker import LocalBroker, mosquitto
+
+        require_tools(also_missing=() if mosquitto() else ("mosquitto (Debian: apt install mosquitto)",))
+        super().__init__()
+        self.broker = LocalBroker(self.folder / "broker")
+        self.broker.start()
+        self.up = True
+        self.reporters: dict[str, Reporter] = {}
+        for table in TABLES:
+            self.connect(table)
+
+    def teardown(self) -> None:
+        for reporter in self.reporters.values():
+            reporter.stop()
+        self.broker.stop()
+        super().teardown()
+
+    def recorder(self, table: str) -> Recorder:
+        return self.host if table == "t1" else self.followers[table]
+
+    def connect(self, table: str) -> None:
+        """The table's reporter, as the daemon starts it (``Reporter.take_night``), retrying a lost
+        broker every tenth of a second rather than the table's growing delay (1 s to a minute)."""
+        reporter = Reporter(config.broker(self.broker.url, table_id=table), act=lambda request: {"ok": True})
+        reporter.client.reconnect_delay_set(0.1, 0.5)
+        reporter.take_night(self.recorder(table))
+        reporter.start()
+        self.reporters[table] = reporter
+
+    def tell(self) -> None:
+        """Wait until the broker has brought every table level with the host (the host's events
+        folded, every game counted where the rules count it); while the broker is down, nothing."""
+        if self.oracle is None or not self.up:
+            return
+        deadline = time.monotonic() + self.SETTLE_S
+        while not self.settled() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self.expected = {name: copy.deepcopy(self.oracle) for name in self.followers}
+
+    def settled(self) -> bool:
+        assert self.oracle is not None
+        everyone = {name: self.oracle for name in self.followers}
+        with contextlib.ExitStack() as locked:  # read no book while the broker's thread changes it
+            for table in TABLES:
+                locked.enter_context(self.recorder(table).book.lock)
+            try:
+                events = self.book.night_of(self.night_id).events
+                if any(follower.book.night_of(self.night_id).events != events for follower in self.followers.values()):
+                    return False
+                self.holds(everyone)
+            except (AssertionError, NightRefused):  # not heard yet
+                return False
+        return True
+
+    def played(self, game: Game) -> bool:
+        """The game recorded at its own table, which tells the others through the broker (when it is
+        back); a table that has not heard the round plays it later."""
+        here = self.recorder(game.table)
+        night = here.book.night
+        if night is None or not night.open or not night.awaits(game):
+            return False
+        assert here.book.record(game) and here.published is not None
+        here.published(game)
+        return True
+
+    @rule(table=st.sampled_from(TABLES))
+    def restart(self, table: str) -> None:
+        """A power cut: the table starts again from its own files, and its reporter with it."""
+        event(f"restarted: {table}")
+        self.reporters.pop(table).stop()
+        super().restart(table)
+        self.connect(table)
+        self.tell()
+
+    @precondition(lambda self: self.oracle is not None and not self.oracle.closed)
+    @rule(data=st.data())
+    def broker_outage(self, data: st.DataObject) -> None:
+        """The café's broker stops (its retained messages kept, as systemd stops it), the director
+        does one thing or a game ends meanwhile, and the broker starts again: every table catches up."""
+        assert self.oracle is not None
+        acts = {"walk in": lambda: self.walk_in(data), "withdraw or back": lambda: self.withdraw_or_back(data),
+                "bye asked": lambda: self.bye_asked(data, data.draw(st.integers(1, 3)), data.draw(st.integers(1, 2)),
+                                                    data.draw(st.sampled_from([None, 0.0, 0.5]))),
+                "propose": lambda: self.propose(data), "pair by hand": lambda: self.pair_by_hand(data),
+                "confirm": self.confirm}
+        if self.oracle.rounds:
+            acts.update({"undo": self.undo, "result": lambda: self.result(data), "game over": lambda: self.game_over(data)})
+        act = data.draw(st.sampled_from(sorted(acts)))
+        event(f"the broker down while: {act}")  # --hypothesis-show-statistics counts them
+        self.broker.stop()
+        self.up = False
+        acts[act]()
+        self.broker.start()
+        self.up = True
+        self.tell()
+
+
+NightOnThreeTablesThroughMosquitto.TestCase.settings = settings(
+    settings.get_profile("nights on a broker"), stateful_step_count=30, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow])
+test_a_night_on_three_tables_through_mosquitto_folds_the_same_as_the_rules_say = pytest.mark.broker(
+    NightOnThreeTablesThroughMosquitto.TestCase)

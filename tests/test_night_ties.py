@@ -332,7 +332,9 @@ def test_the_staff_page_orders_the_tie_breaks_asks_before_closing_over_a_table_a
 
         page.click("#night-close")
         expect(page.locator("#night-state")).to_have_text("no night is open")
-        assert asked[-1] == "Still played at table 1: close the night anyway? Their games then count for nothing"
+        assert asked[-1] == ("Still played at table 1: close the night anyway? A game there that ends after the close "
+                             "counts for nothing, unless its table was offline and had not heard of the close: it then "
+                             "counts once the table reports it")
         expect(board.locator("h2")).to_have_text("Final standings: Friday", timeout=POLL_MS)
         expect(board.locator("tr.standing")).to_have_count(3)
         expect(board.locator(".pairs")).to_have_count(0)

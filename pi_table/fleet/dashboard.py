@@ -63,6 +63,7 @@ from ..night.standings import high_scores
 from ..night.state import Night
 from ..ui.i18n import say, say_health, translation
 from ..web.auth import Gate, Refused, Throttle, Why, from_this_machine, hash_secret
+from ..web.night import TIEBREAK_FIELDS, TIEBREAK_WORDS, tiebreak_columns, tiebreak_words
 from ..web.runner import ServerThread
 from . import link, schema
 from .link import PREFIX
@@ -104,7 +105,7 @@ WORDS = {  # the page's words, translated once for the page's language
     "team": N_("Team"), "played": N_("played"), "won": N_("won"),
     "lost": N_("lost"), "points": N_("points"), "margin": N_("margin"), "rating": N_("rating"),
     "byes": N_("byes"), "buchholz": N_("Buchholz"), "withdrawn": N_("withdrawn"), "tiebreak": N_("Tie-break: {tiebreak}"),
-    "tiebreak_rating": N_("rating, then margin"), "tiebreak_buchholz": N_("Buchholz (the points of the teams met), then rating"),
+    **{field: TIEBREAK_WORDS[name] for name, field in TIEBREAK_FIELDS.items()},  # the columns a night's tie-breaks add
 }
 FAULTS = (FAILED.template, WORDS["dropped"])
 """The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
@@ -343,7 +344,8 @@ class Fleet:
         return {"night": night.id, "host": host, "name": night.name, "open": night.open, "tables": list(night.tables),
                 "games": sorted(game.id for game in night.played),
                 "standings": [line.to_json() for line in night.standings()], "tiebreak": night.tiebreak,
-                "bye": night.bye,
+                "tiebreak_words": {lang: tiebreak_words(night.tiebreak, translation(lang).gettext) for lang in LANGUAGES},
+                "columns": list(tiebreak_columns(night.tiebreak)), "bye": night.bye,
                 "high_scores": [score.to_json() for score in high_scores(night.played)]}
 
     def drop(self, table_id: str, why: Phrase, failure: bool = False) -> dict[str, object]:
@@ -887,12 +889,14 @@ function nights(list) {
     const section = document.createElement("section");
     section.className = "night";
     const head = document.createElement("tr");
-    head.append(...["team", ...STANDING].map((key) => element("th", WORDS[key])));
+    const columns = [...STANDING, ...night.columns];  // and those of the tie-breaks the night orders
+    head.append(...["team", ...columns].map((key) => element("th", WORDS[key])));
     const body = document.createElement("tbody");
-    body.append(...night.standings.map((line, place) => {
+    body.append(...night.standings.map((line) => {
       const tr = document.createElement("tr");
-      const name = (place + 1) + ". " + line.team + (line.withdrawn ? " (" + WORDS.withdrawn + ")" : "");
-      tr.append(cell(name), ...STANDING.map((key) => cell(String(line[key]))));
+      // teams the tie-breaks leave level share a place, as on the staff page
+      const name = line.place + (line.shared ? "= " : ". ") + line.team + (line.withdrawn ? " (" + WORDS.withdrawn + ")" : "");
+      tr.append(cell(name), ...columns.map((key) => cell(String(line[key]))));
       return tr;
     }));
     const table = document.createElement("table");
@@ -907,8 +911,8 @@ function nights(list) {
     const host = WORDS.hosted.replace("{host}", () => night.host) + (night.open ? "" : " · " + WORDS.closed)
       + (night.apart ? " · " + WORDS.apart : "");
     if (night.apart) section.classList.add("apart");
-    // every standings page names the night's tie-break
-    const tiebreak = WORDS.tiebreak.replace("{tiebreak}", () => WORDS["tiebreak_" + night.tiebreak] || night.tiebreak);
+    // every standings page names the night's tie-breaks, in its order and the page's language
+    const tiebreak = WORDS.tiebreak.replace("{tiebreak}", () => night.tiebreak_words[document.documentElement.lang]);
     section.append(element("h2", WORDS.standings.replace("{night}", () => night.name)), element("p", host),
                    element("p", tiebreak), scroll);
     return section;

@@ -456,7 +456,7 @@ class Book:
         if (result in (WON, FORFEIT)) != (winner in pair.teams):
             raise NightRefused("a win or a forfeit names its winner, {red} or {blue}, and no other result does",
                                red=pair.red, blue=pair.blue)
-        if result == CREDIT and not any(g.id == game and g.rated for g in night.played):
+        if result == CREDIT and not any(g.id == game and g.rated for g in night.recorded()):
             raise NightRefused("no game {game} between two teams is recorded in the night", game=str(game))
         return {"event": "result", "round": number, "table": table, "result": result, "winner": winner,
                 "game": game if result == CREDIT else None, "by": by, "at": self.clock()}
@@ -645,12 +645,14 @@ class Book:
     @_locked
     def close(self, over: bool = False) -> Night:
         """The night closed; while a table still plays (or has not begun) a round's game, only
-        when told to go ``over`` it: those games then count for nothing."""
+        when told to go ``over`` it: a game ending at a table that has heard of the close is not
+        recorded, and one from a table offline then is taken once it reports (``gather``)."""
         night = self._hosted()
         playing = sorted({table for made in night.rounds for table in night.still_played(made)})
         if playing and not over:
-            raise NightRefused("Still played at table {tables}: close the night anyway? Their games then count for "
-                               "nothing", tables=", ".join(playing))
+            raise NightRefused("Still played at table {tables}: close the night anyway? A game there that ends after "
+                               "the close counts for nothing, unless its table was offline and had not heard of the "
+                               "close: it then counts once the table reports it", tables=", ".join(playing))
         night = self._change({"event": "close", "at": self.clock()})
         self._ended()
         return night

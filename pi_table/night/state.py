@@ -344,6 +344,12 @@ class Night:
     def ids(self) -> set[str]:
         return {game.id for game in self.played}
 
+    def recorded(self) -> list[Game]:
+        """The games recorded that are the night's, for its lists and exports: each of a round as it
+        is paired now. A game of a pairing undone since stays in the file (so it is refused if told
+        again) but counts for nothing, so no list shows it and no result credits it."""
+        return [game for game in self.played if game.round is None or self.paired(game)]
+
     def unplayed(self, made: Round | None, table: str) -> Pair | None:
         """The pair round ``made`` puts at ``table``, while its game there is not recorded."""
         pair = None if made is None else made.pair_at(table)
@@ -496,8 +502,7 @@ class Night:
     def met(self) -> Counter[frozenset[str]]:
         """The pairs of teams that have met: paired in a round (a pair paired counts as met), or in a game recorded."""
         paired = met(pair.teams for made in self.rounds for pair in made.pairs)
-        return paired | met((game.teams[0], game.teams[1]) for game in self.played
-                            if game.rated and (game.round is None or self.paired(game)))
+        return paired | met((game.teams[0], game.teams[1]) for game in self.recorded() if game.rated)
 
     def to_json(self) -> dict[str, object]:
         """The night for its staff page: its code too, at its host (the staff of the tables that follow type it)."""
@@ -516,7 +521,7 @@ class Night:
                 "history": list(self.history),
                 "proposal": None if self.proposal is None else self.proposal.to_json(),
                 "warnings": [] if self.proposal is None else warnings(self.proposal, self.met(), self.colours()),
-                "games_played": [game.to_json() for game in self.played],
+                "games_played": [game.to_json() for game in self.recorded()],
                 "standings": [line.to_json() for line in self.standings()],
                 **({"code": shown(self.code)} if self.host is None and self.code else {})}
 

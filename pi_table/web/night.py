@@ -43,9 +43,14 @@ TIEBREAK_WORDS = {RATING: N_("rating, then margin"), BUCHHOLZ: N_("Buchholz"), C
                   MEDIAN: N_("Median Buchholz"), SONNEBORN_BERGER: N_("Sonneborn-Berger"),
                   DIRECT: N_("direct encounter"), WINS: N_("wins")}
 OLD_BUCHHOLZ = N_("Buchholz (the points of the teams met), then rating")  # a night's lone "buchholz"
-TIEBREAK_COLUMNS: dict[str, Callable[[Standing], str]] = {
-    CUT1: lambda s: f"{s.buchholz_cut1:g}", MEDIAN: lambda s: f"{s.median_buchholz:g}",
-    SONNEBORN_BERGER: lambda s: f"{s.sonneborn_berger:g}", WINS: lambda s: str(s.wins)}  # beyond Buchholz's, always shown
+TIEBREAK_FIELDS = {CUT1: "buchholz_cut1", MEDIAN: "median_buchholz", SONNEBORN_BERGER: "sonneborn_berger", WINS: "wins"}
+"""The tie-breaks with a column of their own (a ``Standing``'s field), beyond Buchholz's, which is always shown."""
+
+
+def tiebreak_columns(tiebreak: str) -> dict[str, str]:
+    """The columns a night's tie-breaks add to its standings, in its order, each with the words
+    that head it (untranslated): the staff's printed page and the fleet's dashboard show them."""
+    return {TIEBREAK_FIELDS[name]: TIEBREAK_WORDS[name] for name in tiebreak_order(tiebreak) if name in TIEBREAK_FIELDS}
 
 
 def tiebreak_words(tiebreak: str, gettext: Callable[[str], str]) -> str:
@@ -67,10 +72,10 @@ TABLES = ("standings", "rounds", "games")
 def night_tables(night: Night) -> dict[str, list[tuple[object, ...]]]:
     """The night's tables, each its header then its rows (docs/cafe/night.md, "Exports"): the
     standings, with the tie-break's values; the rounds, a row for each pair and each team
-    sitting out, with the result as it counts; the games recorded, one a row."""
+    sitting out, with the result as it counts; the games recorded, one a row (``Night.recorded``)."""
     games: list[tuple[object, ...]] = [("round", "table", "game", "id", "red", "blue", "winner", "termination", "margin",
                                         "score")]
-    for game in night.played:
+    for game in night.recorded():
         teams = (*game.teams, "")[:2]
         games.append((game.round or "", game.table, game.game, game.id, *teams, game.winner or "",
                       game.termination.value, "" if game.margin is None else game.margin,
@@ -218,14 +223,13 @@ def printable(night: Night, lang: str, origin: str = "") -> str:
     gettext = translation(lang).gettext
     e = html.escape
     tiebreak = gettext("Tie-break: {tiebreak}").format(tiebreak=tiebreak_words(night.tiebreak, gettext))
-    more = [name for name in tiebreak_order(night.tiebreak) if name in TIEBREAK_COLUMNS]
-    words = ("Team", "played", "won", "lost", "byes", "points", "margin", "rating", "Buchholz",
-             *(TIEBREAK_WORDS[name] for name in more))
+    more = tiebreak_columns(night.tiebreak)
+    words = ("Team", "played", "won", "lost", "byes", "points", "margin", "rating", "Buchholz", *more.values())
     heads = "".join(f"<th>{e(gettext(word))}</th>" for word in words)
     rows = "".join(f"<tr><td>{placed(s)} {e(s.team)}{e(' (' + gettext('withdrawn') + ')') if s.withdrawn else ''}</td>"
                    f"<td>{s.played}</td><td>{s.won}</td><td>{s.lost}</td><td>{s.byes}</td>"
                    f"<td>{s.points:g}</td><td>{s.margin}</td><td>{s.rating(1):.1f}</td><td>{s.buchholz:g}</td>"
-                   + "".join(f"<td>{TIEBREAK_COLUMNS[name](s)}</td>" for name in more) + "</tr>"
+                   + "".join(f"<td>{getattr(s, field):g}</td>" for field in more) + "</tr>"
                    for s in night.standings())
     slots = night.slots()
     rounds = "".join(f"<h2>{e(gettext('Round {number}').format(number=made.number))}</h2><ul>" + "".join(

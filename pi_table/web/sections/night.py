@@ -136,7 +136,8 @@ TEXTS: tuple[str, ...] = (
     N_("Still played: round {number} at table {tables}"),
     N_("Round {number} is still played at table {tables}. Confirm round {next} anyway? Those games count for "
        "round {number} when they end."),
-    N_("Still played at table {tables}: close the night anyway? Their games then count for nothing"),
+    N_("Still played at table {tables}: close the night anyway? A game there that ends after the close counts for "
+       "nothing, unless its table was offline and had not heard of the close: it then counts once the table reports it"),
     N_("Results"),
     N_("Round"),
     N_("Result"),

@@ -478,9 +478,8 @@ function wireNight() {
     const last = night && night.rounds[night.rounds.length - 1];
     if (!last) return;
     // Undone with its results (Swiss-Manager's "delete round"): the confirmation names the tables whose results go.
-    const undone = night.history.filter((entry) => entry.event === "unconfirm" && entry.round === last.number).length;
-    const games = night.games_played.filter((game) => game.pairing === undefined || game.pairing === undone);
-    const tables = [...new Set([...night.results, ...games].filter((entry) => entry.round === last.number)
+    // games_played lists only the games of each round as it is paired now (Night.recorded).
+    const tables = [...new Set([...night.results, ...night.games_played].filter((entry) => entry.round === last.number)
       .map((entry) => entry.table))].sort();
     const asked = tables.length
       ? t("Undo round {number}? It goes back to a proposal, to change and confirm again, and its results at table {tables} are dropped on every table: those games count no more.", { number: last.number, tables: tables.join(", ") })
@@ -512,12 +511,13 @@ function wireNight() {
     const name = $("night-remove-team").value;
     if (name && confirm(t("Withdraw the team {team}? It keeps its results and is paired no more.", { team: name }))) nightAct("withdraw", { team: name });
   });
-  // Asked before the night is closed while tables still play, naming them: their games then count for nothing.
+  // Asked before the night is closed while tables still play, naming them: a game ending after the close counts
+  // only from a table that had not heard of it (Book.gather takes it into the closed night).
   $("night-close").addEventListener("click", () => {
     const still = night ? [...new Set(Object.values(night.still_played).flat())].sort() : [];
     if (!still.length) {
       if (confirm(t("Close the night? Its games stay kept, and it can be exported."))) nightAct("close");
-    } else if (confirm(t("Still played at table {tables}: close the night anyway? Their games then count for nothing",
+    } else if (confirm(t("Still played at table {tables}: close the night anyway? A game there that ends after the close counts for nothing, unless its table was offline and had not heard of the close: it then counts once the table reports it",
                          { tables: still.join(", ") }))) nightAct("close", { confirm: true });
   });
   $("night-leave").addEventListener("click", () => {
