@@ -353,8 +353,17 @@ def wiring_parts() -> str:
     return "\n".join(lines).rstrip()
 
 
+def grid_games() -> str:
+    """The games a script of the grid plays, as ``--game`` and its JSON's ``game`` name them."""
+    from pi_table.engine.games import names_of
+
+    named = [f"`{name}`" for name in names_of("grid")]
+    return f"{', '.join(named[:-1])} or {named[-1]}"
+
+
 BLOCKS: dict[str, dict[str, Callable[[], str]]] = {
     "make/wiring.md": {"wiring-parts": wiring_parts},
+    "dev/script-format.md": {"grid-games": grid_games},
     "cafe/troubleshooting.md": {"touch-chips": lambda: touch_chips("en"), "touch-untuned": lambda: touch_untuned("en"),
                                 "touch-out-of-range": lambda: out_of_range("en")},
     "cafe/troubleshooting.it.md": {"touch-chips": lambda: touch_chips("it"), "touch-untuned": lambda: touch_untuned("it"),

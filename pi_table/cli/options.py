@@ -7,7 +7,7 @@ import argparse
 from collections.abc import Callable
 from typing import Literal
 
-from ..engine.games import NAMES, AnyRules, choices, described, entry, kind_of, names
+from ..engine.games import DEFAULT, NAMES, AnyRules, choices, described, entry, kind_of, names
 from ..engine.rules import SETUP
 from ..kinds import SerialDevice, serial_port
 from .games import KINDS, deals_keys, setup_help
@@ -62,7 +62,7 @@ def game_options(parser: argparse.ArgumentParser, every_game: bool = False) -> N
     description offers (``described.Choice``) is an option named after it, so a game's own rule
     needs no line here; the rules check its value, as they check the configuration's."""
     games = NAMES if every_game else tuple(name for name in NAMES if deals_keys(kind_of(name)))
-    parser.add_argument("--game", choices=games, default="codenames", help="the game (default: %(default)s)")
+    parser.add_argument("--game", choices=games, default=DEFAULT, help="the game (default: %(default)s)")
     parser.add_argument("--start", metavar="TEAM",
                         help="the starting team, red or blue (with --lang it also rossa or blu; Codenames: must match --key)")
     parser.add_argument("--seed", type=int, help="deal reproducible keys from this seed")

@@ -93,8 +93,9 @@ configuration's keys, a schema's bounds); what runs asks ``names()``, which a ga
 later is in (tests/test_games.py registers one)."""
 KINDS = tuple(dict.fromkeys(entry.kind for entry in GAMES.values()))
 """The kinds of table the games are played on, each registered on every layer."""
-DEFAULT = Codenames.name
-"""The game of rules that name none (a version 1 journal's header)."""
+DEFAULT = Rules().game
+"""The game of rules that name none (a version 1 journal's header, a command without --game):
+``Rules``' own default, its one source."""
 
 
 def names() -> tuple[str, ...]:
