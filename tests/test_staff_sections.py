@@ -150,6 +150,13 @@ def members(protocol: type) -> set[str]:
             for name in (*vars(kind), *getattr(kind, "__annotations__", {})) if not name.startswith("_")}
 
 
+def part_of(section: type) -> type:
+    """The part of the table a section takes: the ``Part`` of its ``Section[Part]``."""
+    (part,) = next(typing.get_args(base) for base in section.__orig_bases__ if typing.get_origin(base) is Section)
+    assert isinstance(part, type), f"{section.__name__} takes {part!r}: a protocol of its own is expected"
+    return part
+
+
 def test_the_desk_the_page_itself_asks_of_is_small_and_each_sections_part_is_its_own():
     """The 29 methods one protocol asked of the daemon (issue 52, 6) are the page's few, and the
     rest is each section's: what each takes is a small protocol of its own, which the daemon's
@@ -161,8 +168,7 @@ def test_the_desk_the_page_itself_asks_of_is_small_and_each_sections_part_is_its
     given = set(dir(StaffDesk(SimpleNamespace())))  # its attributes too: the helper's spool
     taken = {}
     for section in sections.SECTIONS.values():
-        hints = typing.get_type_hints(section.__init__)
-        taken[section.name] = members(hints["table"]) if hints.get("table", typing.Any) is not typing.Any else set()
+        taken[section.name] = members(part_of(section))
     assert all(len(asked) <= 9 for asked in taken.values()), taken
     assert {name: asked - given for name, asked in taken.items() if asked - given} == {}
     assert taken["keys"] == {"ask", "spool"} and taken["security"] == {"security"} and taken["dashboard"] == set()

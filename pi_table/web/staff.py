@@ -39,7 +39,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, cast
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from aiohttp import web
 
@@ -449,14 +449,18 @@ class TableCode(Protocol):
         """The owner has seen the notice: it goes. Whether there was one."""
 
 
-class Section:
+Part = TypeVar("Part")
+"""The part of the table a section takes (its own small protocol, which the daemon's desk meets)."""
+
+
+class Section(Generic[Part]):
     """A part of the staff page, as a game is a description (docs/dev/adding-a-staff-section.md):
     one module of ``web/sections/``, a subclass with its ``name``, its words (``texts``, served with
     the page's at ``/staff/words/LANG``), its ``script`` (loaded by the page after ``staff.js``) and
     its ``routes``, each with the role it needs beside it (``roles.staff``, ``owner``,
     ``open_to_all``), registered by one line in ``web.sections.SECTIONS``. The page makes it with
-    the table (the daemon's ``StaffDesk``), of which it takes in ``__init__`` only its own part, by
-    its own small protocol; it mounts its routes behind the page's checks and serves its words and
+    the table (the daemon's ``StaffDesk``), of which it keeps only its own part (``table``), by its
+    own small protocol (``Section[Part]``); it mounts its routes behind the page's checks and serves its words and
     its script. Nothing else names it; ``mount``, ``heeded`` and ``first`` are for the few that
     need more."""
 
@@ -468,11 +472,12 @@ class Section:
     texts: ClassVar[tuple[str, ...]] = ()
     """Its words on the page, by their English text (its script looks each up with ``t()``)."""
 
-    def __init__(self, page: StaffPage, table: Any) -> None:
+    def __init__(self, page: StaffPage, table: Part) -> None:
         self.page = page
+        self.table = table
 
     @classmethod
-    def made(cls, page: StaffPage, table: Any) -> Section | None:
+    def made(cls, page: StaffPage, table: Any) -> Section[Any] | None:
         """The section on ``page``, given the table (the daemon's ``StaffDesk``); None when this
         table has none (a game night without a journal to keep it in)."""
         return cls(page, table)
@@ -501,7 +506,7 @@ class StaffPage:
 
     def __init__(self, desk: Desk, folder: Path | None, session_s: float = 3600.0,
                  clock: Callable[[], float] = time.time, body_timeout_s: float = BODY_TIMEOUT_S,
-                 sections: Iterable[type[Section]] = ()) -> None:
+                 sections: Iterable[type[Section[Any]]] = ()) -> None:
         self.desk, self.folder, self.body_timeout_s = desk, folder, body_timeout_s
         self._pin = KeptSecret(None if folder is None else folder / PIN_FILE, "the staff PIN")
         self.line_code = LineCode(clock)

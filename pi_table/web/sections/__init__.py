@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..staff import BODY_TIMEOUT_S, Desk, Section, StaffPage
 from .broker import BrokerSection
@@ -30,7 +31,7 @@ from .security import SecuritySection
 from .setup import SetupPage
 from .wifi import WifiSection
 
-SECTIONS: dict[str, type[Section]] = {
+SECTIONS: dict[str, type[Section[Any]]] = {
     section.name: section
     for section in (
         HealthSection,

@@ -98,7 +98,7 @@ class Table(Protocol):
     def broker(self) -> Broker: ...
 
 
-class BrokerSection(Section):
+class BrokerSection(Section[Table]):
     """The café's broker's routes under ``/staff/api/``, all the owner's: its view holds the
     passwords the other tables are to be given."""
 

@@ -22,7 +22,7 @@ from ...release.bundle import MAX_BUNDLE
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, StaffPage, bad, language, reached_on
+from ..staff import Section, bad, language, reached_on
 
 log = logging.getLogger("pi_table.web.staff")
 UPLOAD_MOST = 64 << 20  # a backup, packed: no more than it may hold unpacked (the daemon's backup.MOST_BYTES)
@@ -101,16 +101,12 @@ class Table(Backups, Updates, Protocol):
     """What the section takes of the table."""
 
 
-class CareSection(Section):
+class CareSection(Section[Table]):
     """The backups' and the updates' routes under ``/staff/api/``, behind the staff page's checks."""
 
     name = "care"
     script = "care.js"
     texts = TEXTS
-
-    def __init__(self, page: StaffPage, table: Table) -> None:
-        super().__init__(page, table)
-        self.table = table
 
     def routes(self) -> list[Route]:
         return [owner("GET", "/staff/api/backup", self._backup),  # the settings whole: a broker's password in its URL too

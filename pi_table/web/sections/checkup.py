@@ -76,7 +76,7 @@ class Table(Protocol):
     def checkup(self) -> Checkup: ...
 
 
-class CheckupSection(Section):
+class CheckupSection(Section[Table]):
     """The self-test's and the tuning's routes under ``/staff/api/``, behind the staff page's checks."""
 
     name = "checkup"

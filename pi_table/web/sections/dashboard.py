@@ -22,7 +22,7 @@ TEXTS: tuple[str, ...] = (
 )
 
 
-class DashboardSection(Section):
+class DashboardSection(Section[object]):
     """The dashboard's form; it takes nothing of the table."""
 
     name = "dashboard"

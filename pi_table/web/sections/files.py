@@ -23,7 +23,7 @@ from ...engine.phrase import N_, Phrase
 from ...ui.i18n import translation
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, Settings, StaffPage, bad, language, reached_on, refusal
+from ..staff import Section, Settings, bad, language, reached_on, refusal
 
 log = logging.getLogger("pi_table.web.staff")
 SAVED = N_("Saved: the table restarts to try it, and goes back by itself if it is not healthy.")
@@ -62,16 +62,12 @@ class Table(Settings, Protocol):
         ``change_settings`` does (a trial, the page answering on ``reached`` after it); [] or why not."""
 
 
-class FilesSection(Section):
+class FilesSection(Section[Table]):
     """The owner's files' routes under ``/staff/api/``, behind the staff page's checks."""
 
     name = "files"
     script = "files.js"
     texts = TEXTS
-
-    def __init__(self, page: StaffPage, table: Table) -> None:
-        super().__init__(page, table)
-        self.table = table
 
     def routes(self) -> list[Route]:
         return [owner("GET", "/staff/api/files", self._state),  # the certificate, the broker, blocked words

@@ -22,7 +22,7 @@ from ...host import Readings
 from ...ui.i18n import say, translation
 from ..auth import Session
 from ..roles import Route, staff
-from ..staff import DEVICES, Section, StaffPage, advised, bad, language
+from ..staff import DEVICES, Section, advised, bad, language
 
 log = logging.getLogger("pi_table.web.staff")
 
@@ -152,7 +152,7 @@ class Table(Protocol):
         """This computer's readings (``{"readings": host.Readings, "address": the companion's URL or None}``)."""
 
 
-class HealthSection(Section):
+class HealthSection(Section[Table]):
     """``GET health`` (the headline, what needs attention, the devices, the readings, the page's
     address and its QR code, its certificate's fingerprint to compare with a phone's warning), ``GET log`` (``?level=info|warning|error&q=WORDS&since=&until=``) and
     ``GET log.txt`` (the same, as a file)."""
@@ -160,10 +160,6 @@ class HealthSection(Section):
     name = "health"
     script = "health.js"
     texts = TEXTS
-
-    def __init__(self, page: StaffPage, table: Table) -> None:
-        super().__init__(page, table)
-        self.table = table
 
     def routes(self) -> list[Route]:
         return [staff("GET", "/staff/api/health", self._health),

@@ -49,7 +49,7 @@ TEXTS: tuple[str, ...] = (
 )
 
 
-class KeysSection(Section):
+class KeysSection(Section[Helper]):
     """The keyring at ``keyring``, and the helper's notes in ``home`` (its last key act); of the
     table, the root helper alone, which changes the keyring."""
 

@@ -49,7 +49,7 @@ TEXTS: tuple[str, ...] = (
 )
 
 
-class NetworkSection(Section):
+class NetworkSection(Section[Helper]):
     """The network, and the helper's notes in ``home`` (a change on trial, its last act); of the
     table, the root helper alone, which makes each change and holds its spool folder."""
 

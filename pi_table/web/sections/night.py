@@ -217,7 +217,7 @@ class Table(Protocol):
     def night(self) -> Recorder | None: ...
 
 
-class NightSection(Section):
+class NightSection(Section[Table]):
     """The night's routes on the staff page of ``page``, on the table's ``Recorder``."""
 
     name = "night"

@@ -65,7 +65,7 @@ TEXTS: tuple[str, ...] = (
 )
 
 
-class OwnerSection(Section):
+class OwnerSection(Section[TableCode]):
     """The owner's passphrase changed, recovered or reset, behind the staff page's checks (a staff
     session: the passphrase it replaces, the recovery code, or the code on the table's screen, is
     the proof); the notice a reset leaves, and the recovery code made anew."""
@@ -76,7 +76,6 @@ class OwnerSection(Section):
 
     def __init__(self, page: StaffPage, table: TableCode) -> None:
         super().__init__(page, table)
-        self.table = table
         self._one = asyncio.Lock()  # one way back at a time: a recovery code serves once
 
     def routes(self) -> list[Route]:

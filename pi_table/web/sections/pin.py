@@ -22,7 +22,6 @@ from ..staff import (
     WRONG_CODE,
     WRONG_PASSPHRASE,
     Section,
-    StaffPage,
     TableCode,
     bad,
     language,
@@ -50,16 +49,12 @@ TEXTS: tuple[str, ...] = (
 )
 
 
-class PinSection(Section):
+class PinSection(Section[TableCode]):
     """The PIN's change, behind the staff page's checks, and its reset with no session."""
 
     name = "pin"
     script = "pin.js"
     texts = TEXTS
-
-    def __init__(self, page: StaffPage, table: TableCode) -> None:
-        super().__init__(page, table)
-        self.table = table
 
     def routes(self) -> list[Route]:
         return [staff("POST", "/staff/api/pin", self._pin),  # with the PIN it replaces

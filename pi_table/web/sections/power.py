@@ -14,7 +14,7 @@ from ...engine.phrase import N_, Text
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, StaffPage, bad, language
+from ..staff import Section, bad, language
 
 log = logging.getLogger("pi_table.web.staff")
 POWER_ACTS = ("reboot", "poweroff")
@@ -37,16 +37,12 @@ class Table(Protocol):
         """Ask the root helper to ``reboot`` or ``poweroff``; None, or why it cannot."""
 
 
-class PowerSection(Section):
+class PowerSection(Section[Table]):
     """Restart the computer, or shut it down."""
 
     name = "power"
     script = "power.js"
     texts = TEXTS
-
-    def __init__(self, page: StaffPage, table: Table) -> None:
-        super().__init__(page, table)
-        self.table = table
 
     def routes(self) -> list[Route]:
         return [owner("POST", "/staff/api/power", self._power)]

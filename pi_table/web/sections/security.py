@@ -62,7 +62,7 @@ class Table(Protocol):
     def security(self) -> Updates: ...
 
 
-class SecuritySection(Section):
+class SecuritySection(Section[Table]):
     """The security updates' routes under ``/staff/api/``, behind the staff page's checks."""
 
     name = "security"

@@ -132,7 +132,7 @@ class Table(Protocol):
     def first_boot(self) -> SetupDesk | None: ...
 
 
-class SetupPage(Section):
+class SetupPage(Section[Table]):
     """The set-up page on the staff page's server, its tries counted as the staff page's logins;
     ``desk`` None: the table is set up (or sets itself up no other way), and the page is gone."""
 

@@ -38,7 +38,7 @@ TEXTS: tuple[str, ...] = (
 )
 
 
-class WifiSection(Section):
+class WifiSection(Section[Helper]):
     """The network for the staff, a Wi-Fi joined by the owner; the helper's notes in ``home``. Of
     the table, the root helper alone, which joins the Wi-Fi."""
 
