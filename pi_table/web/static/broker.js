@@ -3,7 +3,7 @@
 // staff page (the broker's address, its name, its password until the owner says it was given, the
 // CA certificate), adds tables later, gives one a new password or takes one off. Its result shows
 // beside its button. A section's script (web/sections/broker.py): the page loads it after staff.js.
-import { $, api, csrf, download, el, ownersAction, reportActs, section, t, unlocked } from "./staff.js";
+import { $, api, csrf, download, el, ownersAction, reportActs, resultLine, section, t, unlocked } from "./staff.js";
 
 const CA_FILE = "pi-table-broker-ca.crt";
 let asked = null;  // when the table took the change asked (its clock): settled once the broker's note is as new
@@ -35,12 +35,7 @@ function brokerSection() {
     el("p", { id: "cafe-broker-result", class: "message", role: "status", hidden: "" }));
 }
 
-function brokerResult(text, error = false) {
-  const line = $("cafe-broker-result");
-  line.textContent = text;
-  line.classList.toggle("error", error);
-  line.hidden = !text;
-}
+const brokerResult = resultLine("cafe-broker-result");
 
 const lines = (text) => text.split("\n").map((line) => line.trim()).filter((line) => line);
 

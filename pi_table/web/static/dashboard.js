@@ -2,7 +2,7 @@
 // machine needed), reading the broker as the dashboard's own user; the owner turns it on or off
 // here, and the table restarts to try it. Its result shows beside its button. A section's script
 // (web/sections/dashboard.py): the page loads it after staff.js.
-import { $, api, backAfterRestart, csrf, el, ownersAction, reportActs, section, t, unlocked } from "./staff.js";
+import { $, api, backAfterRestart, csrf, el, ownersAction, reportActs, resultLine, section, t, unlocked } from "./staff.js";
 
 function fleetSection() {
   return el("section", { id: "dashboard-section", "aria-labelledby": "dashboard-title" },
@@ -21,12 +21,7 @@ function fleetSection() {
     el("p", { id: "dashboard-result", class: "message", role: "status", hidden: "" }));
 }
 
-function dashboardResult(text, error = false) {
-  const line = $("dashboard-result");
-  line.textContent = text;
-  line.classList.toggle("error", error);
-  line.hidden = !text;
-}
+const dashboardResult = resultLine("dashboard-result");
 
 function drawDashboard(files) {
   const shown = files.dashboard;

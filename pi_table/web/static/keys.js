@@ -2,7 +2,7 @@
 // fingerprint; the owner adds one (its public line pasted, or read from its .pub file here) or
 // revokes one, and the root helper changes the keyring. Its result shows beside its button.
 // A section's script (web/sections/keys.py): the page loads it after staff.js.
-import { $, api, csrf, el, ownersAction, t } from "./staff.js";
+import { $, api, csrf, el, ownersAction, resultLine, t } from "./staff.js";
 
 function keysSection() {
   return el("section", { id: "keys-section", "aria-labelledby": "keys-title" },
@@ -24,12 +24,7 @@ function keysSection() {
     el("p", { id: "keys-result", class: "message", role: "status", hidden: "" }));
 }
 
-function keysResult(text, error = false) {
-  const line = $("keys-result");
-  line.textContent = text;
-  line.classList.toggle("error", error);
-  line.hidden = !text;
-}
+const keysResult = resultLine("keys-result");
 
 function drawKeys(data) {
   $("keys-line").textContent = data.problem || (data.keys.some((key) => !key.revoked)

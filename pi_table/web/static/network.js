@@ -3,7 +3,7 @@
 // this page is reached again where the change said, and puts back by itself otherwise. Its result
 // shows beside its button. A section's script (web/sections/network.py): the page loads it
 // after staff.js.
-import { $, api, csrf, el, ownersAction, t } from "./staff.js";
+import { $, api, csrf, el, ownersAction, resultLine, t } from "./staff.js";
 
 const TRIAL_MIN = 2;  // the root helper's network.TRIAL_S, in minutes
 
@@ -31,12 +31,7 @@ function networkSection() {
     el("p", { id: "network-result", class: "message", role: "status", hidden: "" }));
 }
 
-function networkResult(text, error = false) {
-  const line = $("network-result");
-  line.textContent = text;
-  line.classList.toggle("error", error);
-  line.hidden = !text;
-}
+const networkResult = resultLine("network-result");
 
 function drawNetwork(data) {
   $("network-section").hidden = !data.known;

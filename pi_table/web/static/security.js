@@ -2,7 +2,7 @@
 // the last run (what changed, whether a reboot is due, how it ended) and a run now, the owner's.
 // Its result shows beside its button. A section's script (web/sections/security.py): the page
 // loads it after staff.js.
-import { $, api, csrf, el, ownersAction, t, when as at } from "./staff.js";
+import { $, api, csrf, el, ownersAction, resultLine, t, when as at } from "./staff.js";
 
 const RUNNING_MS = 3000;  // while a run is under way its end is shown within seconds, not the 15 s of an idle section
 let securityPoll = null;
@@ -21,12 +21,7 @@ function securitySection() {
     el("button", { id: "security-run", "data-t": "Apply them now", text: t("Apply them now") }));
 }
 
-function securityResult(text, error = false) {
-  const line = $("security-result");
-  line.textContent = text;
-  line.classList.toggle("error", error);
-  line.hidden = !text;
-}
+const securityResult = resultLine("security-result");
 
 const LAST = {
   nothing: "Last run {when}: nothing to update.",

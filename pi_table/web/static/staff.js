@@ -77,6 +77,15 @@ export function setText(node, text) {
 // page's language), and then the control that had the focus keeps it and a choice being made stays
 // chosen, each found again by its id: a refresh never moves a keyboard or takes back a choice.
 const drawnFrom = new WeakMap();
+export function resultLine(id) {  // a section's line for what its last action did: said, or an error
+  return (text, error = false) => {
+    const line = $(id);
+    line.textContent = text;
+    line.classList.toggle("error", error);
+    line.hidden = !text;
+  };
+}
+
 export function redraw(box, shows, build) {
   const key = JSON.stringify([wordsLang, shows]);
   if (wordsLang === null || drawnFrom.get(box) === key) return false;

@@ -2,7 +2,7 @@
 // joined by the owner, which the table tries and leaves again by itself when it cannot join. Its
 // result shows beside its button. A section's script (web/sections/wifi.py): the page loads it
 // after staff.js.
-import { $, api, csrf, el, ownersAction, t } from "./staff.js";
+import { $, api, csrf, el, ownersAction, resultLine, t } from "./staff.js";
 
 function wifiSection() {
   return el("section", { id: "wifi-section", "aria-labelledby": "wifi-title" },
@@ -19,12 +19,7 @@ function wifiSection() {
       el("button", { type: "submit", "data-t": "Join this Wi-Fi", text: t("Join this Wi-Fi") })));
 }
 
-function wifiResult(text, error = false) {
-  const line = $("wifi-result");
-  line.textContent = text;
-  line.classList.toggle("error", error);
-  line.hidden = !text;
-}
+const wifiResult = resultLine("wifi-result");
 
 function drawWifi(data) {
   const now = data.network;
