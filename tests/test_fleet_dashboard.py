@@ -18,6 +18,7 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 from urllib.parse import urlencode
 
 import paho.mqtt.client as mqtt
@@ -42,6 +43,7 @@ from pi_table.web.auth import secret_matches
 
 from helpers import self_signed, this_machines_address, wait_for
 
+STATIC = Path(__file__).resolve().parents[1] / "pi_table" / "web" / "static"
 PASSWORD = "café-tables-2026"
 NOON = dt.datetime.combine(dt.date.today(), dt.time(12)).timestamp()
 
@@ -451,6 +453,21 @@ def test_nothing_is_shown_without_a_login_and_the_login_is_guarded(dashboard):
     response, _ = request(dashboard, "POST", "/logout", "", {"Cookie": session})
     assert response.status == 303
     assert request(dashboard, "GET", "/api/tables", headers={"Cookie": session})[0].status == 401
+
+
+def test_the_pages_style_and_script_are_the_packages_files_and_its_words_are_data_not_code(dashboard):
+    """Issue 61.2: web/static/fleet.css and fleet.js, under the staff pages' script checks, the same
+    for anyone (no secret in them); the page carries its words as JSON, which no word can end."""
+    for name, kind in (("fleet.css", "text/css"), ("fleet.js", "text/javascript")):
+        response, body = request(dashboard, "GET", f"/{name}")
+        assert (response.status, response.getheader("Content-Type").split(";")[0]) == (200, kind)
+        assert body == (STATIC / name).read_text(encoding="utf-8")
+    dashboard.words["en"]["online"] = "</script><script>alert(1)</script>"  # were a word to hold one
+    session = login(dashboard).split(";", 1)[0]
+    response, body = request(dashboard, "GET", "/", headers={"Cookie": session})
+    words = body.partition('<script type="application/json" id="fleet-words">')[2].partition("</script>")[0]
+    assert response.status == 200 and json.loads(words)["words"]["online"] == "</script><script>alert(1)</script>"
+    assert '<script src="/fleet.js"></script>' in body
 
 
 def test_no_password_reaches_the_dashboard_over_plain_http_from_another_machine(tmp_path):

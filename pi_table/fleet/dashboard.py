@@ -39,6 +39,8 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Any, TypeAlias
 
@@ -654,6 +656,8 @@ class Dashboard(ServerThread):
         app.router.add_get("/api/nights", self._nights)
         app.router.add_get("/events", self._events)
         app.router.add_get("/export.csv", self._export)
+        for name in PAGE_FILES:  # the page's style and script, the same for anyone: no secret in them
+            app.router.add_get(f"/{name}", self._page_file)
         app.on_shutdown.append(self._end_streams)
         runner = await self._set_up(app)
         await web.TCPSite(runner, self.host, self.port, ssl_context=self.tls).start()
@@ -740,12 +744,13 @@ class Dashboard(ServerThread):
         w = self.words[lang]
         heads = "".join(f"<th>{w[key]}</th>" for key in ("table", "connection", "game", "faults", "games_today", "endings",
                                                           "average", "seen"))
+        page_data = json.dumps({"words": {**w, "tables": self.tables_online[lang]}, "standing": STANDING}).replace("<", "\\u003c")
         body = (f'<header><h1>{w["title"]}</h1><p id="count"></p><a href="/export.csv">{w["export"]}</a>'
                 f'<form method="post" action="/logout"><button>{w["sign_out"]}</button></form></header>'
                 f'<div class="scroll" tabindex="0" role="region" aria-label="{w["title"]}">'
                 f'<table><thead><tr>{heads}</tr></thead><tbody id="rows"></tbody></table></div><div id="nights"></div>'
-                f'<script>const WORDS = {json.dumps({**w, "tables": self.tables_online[lang]})};\n'
-                f'const STANDING = {json.dumps(STANDING)};\n{SCRIPT}</script>')
+                f'<script type="application/json" id="fleet-words">{page_data}</script>'
+                f'<script src="/fleet.js"></script>')
         return web.Response(text=self._html(body, lang), content_type="text/html")
 
     def _language(self, request: web.Request) -> str:
@@ -754,11 +759,15 @@ class Dashboard(ServerThread):
         Italian phone, with no way to another)."""
         return asked_language(request.headers.get("Accept-Language", ""), self.lang)
 
+    async def _page_file(self, request: web.Request) -> web.Response:
+        name = request.path.lstrip("/")
+        return web.Response(text=page_file(name), content_type=PAGE_FILES[name])
+
     def _html(self, body: str, lang: str) -> str:
         return (f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
                 f'<meta name="viewport" content="width=device-width, initial-scale=1">'
                 f'<link rel="icon" href="data:,">'  # no icon, and no request for one
-                f'<title>pi-table: {self.words[lang]["title"]}</title><style>{STYLE}</style></head><body>{body}</body></html>')
+                f'<title>pi-table: {self.words[lang]["title"]}</title><link rel="stylesheet" href="/fleet.css"></head><body>{body}</body></html>')
 
     async def _tables(self, request: web.Request) -> web.Response:
         self._require(request)
@@ -817,111 +826,17 @@ class Dashboard(ServerThread):
         return response
 
 
+PAGE_FILES = {"fleet.css": "text/css", "fleet.js": "text/javascript"}
+"""The page's style and script, in web/static/ beside the staff page's (under the same checks)."""
+
+
+@cache
+def page_file(name: str) -> str:
+    """One of ``PAGE_FILES``, read once."""
+    return resources.files("pi_table.web").joinpath("static", name).read_text(encoding="utf-8")
+
+
 STANDING = ("played", "won", "lost", "byes", "points", "margin", "rating", "buchholz")  # a team's line's columns, after its name
-
-STYLE = """
-body { font-family: system-ui, sans-serif; margin: 1rem; background: #111; color: #eee; overflow-wrap: anywhere; }
-td, th { overflow-wrap: break-word; }
-header { display: flex; gap: 1rem; align-items: baseline; flex-wrap: wrap; }
-h1 { margin: 0; font-size: 1.5rem; }
-a { color: #8cf; }
-table { border-collapse: collapse; width: 100%; margin-top: 1rem; }
-.scroll { overflow-x: auto; }  /* a table wider than its screen scrolls in its box (focusable), not the page */
-.scroll:focus-visible { outline: 2px solid #8cf; }
-th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #333; vertical-align: top; }
-.offline td { color: #888; }
-.dot { display: inline-block; width: .7rem; height: .7rem; border-radius: 50%; margin-right: .3rem; }
-.on { background: #3c3; } .off { background: #c33; }
-.fault { color: #f96; } .error { color: #f66; }
-.night.apart { opacity: .7; border-top: 1px dashed #555; }  /* a night no table of the café's plays */
-button { font: inherit; }
-/* a phone: each row a card, each value under its column's name (its th's words, as data-label) */
-@media (max-width: 40rem) {
-  .scroll table, .scroll tbody, .scroll tr, .scroll td { display: block; width: auto; }
-  .scroll thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
-  .scroll tr { border: 1px solid #333; border-radius: .4rem; margin-bottom: .8rem; padding: .3rem 0; }
-  .scroll td { border: 0; padding: .2rem .6rem; }
-  .scroll td::before { content: attr(data-label); display: block; font-size: .8rem; color: #aaa; }
-}
-"""
-
-SCRIPT = """
-const rows = new Map();
-function length(s) { return s == null ? "" : Math.floor(s / 60) + ":" + String(Math.round(s % 60)).padStart(2, "0"); }
-function cell(text, cls) { const td = document.createElement("td"); td.textContent = text; if (cls) td.className = cls; return td; }
-// Each cell named by its column's head, which a phone's card shows above its value.
-function labelled(tr) {
-  const heads = tr.closest("table").tHead.rows[0].cells;
-  [...tr.cells].forEach((td, column) => { td.dataset.label = heads[column].textContent; });
-}
-function draw(row) {
-  let tr = rows.get(row.table_id);
-  if (!tr) {
-    tr = document.createElement("tr");
-    rows.set(row.table_id, tr);
-    const sorted = [...rows.keys()].sort();
-    const after = rows.get(sorted[sorted.indexOf(row.table_id) + 1]);
-    document.getElementById("rows").insertBefore(tr, after || null);
-  }
-  tr.replaceChildren();
-  tr.className = row.online ? "online" : "offline";
-  tr.append(cell(row.table_id));
-  const on = cell(row.online ? WORDS.online : row.heard ? WORDS.offline : WORDS.unheard);
-  const dot = document.createElement("span"); dot.className = "dot " + (row.online ? "on" : "off"); on.prepend(dot);
-  tr.append(on);
-  tr.append(cell(row.game ? row.game_title + ": " + WORDS[row.activity] : WORDS.idle));
-  const faults = row.faults.concat(row.errors);
-  if (row.dropped) faults.push(WORDS.dropped.replace("{count}", row.dropped).replace("{why}", () => row.dropped_why));
-  tr.append(cell(faults.length ? faults.join("; ") : WORDS.none, faults.length ? "fault" : ""));
-  tr.append(cell(String(row.games_today)));
-  tr.append(cell(row.endings.map(([said, count]) => said + " ×" + count).join("; ")));
-  tr.append(cell(length(row.average_s)));
-  tr.append(cell(row.seen ? new Date(row.seen * 1000).toLocaleTimeString(document.documentElement.lang) : ""));
-  labelled(tr);
-  const online = [...rows.values()].filter(r => r.className === "online").length;
-  document.getElementById("count").textContent =
-    WORDS.tables[online === 1 ? 0 : 1].replace("{online}", online).replace("{count}", rows.size);
-}
-function element(name, text) { const made = document.createElement(name); made.textContent = text; return made; }
-// Each night a host runs: its name, its host, and its standings.
-function nights(list) {
-  document.getElementById("nights").replaceChildren(...list.map((night) => {
-    const section = document.createElement("section");
-    section.className = "night";
-    const head = document.createElement("tr");
-    const columns = [...STANDING, ...night.columns];  // and those of the tie-breaks the night orders
-    head.append(...["team", ...columns].map((key) => element("th", WORDS[key])));
-    const body = document.createElement("tbody");
-    body.append(...night.standings.map((line) => {
-      const tr = document.createElement("tr");
-      // teams the tie-breaks leave level share a place, as on the staff page
-      const name = line.place + (line.shared ? "= " : ". ") + line.team + (line.withdrawn ? " (" + WORDS.withdrawn + ")" : "");
-      tr.append(cell(name), ...columns.map((key) => cell(String(line[key]))));
-      return tr;
-    }));
-    const table = document.createElement("table");
-    table.append(element("thead", ""), body);
-    table.tHead.append(head);
-    body.querySelectorAll("tr").forEach(labelled);
-    const scroll = document.createElement("div");
-    Object.assign(scroll, {className: "scroll", tabIndex: 0});
-    scroll.setAttribute("role", "region");
-    scroll.setAttribute("aria-label", WORDS.standings.replace("{night}", () => night.name));
-    scroll.append(table);
-    const host = WORDS.hosted.replace("{host}", () => night.host) + (night.open ? "" : " · " + WORDS.closed)
-      + (night.apart ? " · " + WORDS.apart : "");
-    if (night.apart) section.classList.add("apart");
-    // every standings page names the night's tie-breaks, in its order and the page's language
-    const tiebreak = WORDS.tiebreak.replace("{tiebreak}", () => night.tiebreak_words[document.documentElement.lang]);
-    section.append(element("h2", WORDS.standings.replace("{night}", () => night.name)), element("p", host),
-                   element("p", tiebreak), scroll);
-    return section;
-  }));
-}
-const stream = new EventSource("/events");
-stream.onmessage = (message) => draw(JSON.parse(message.data));
-stream.addEventListener("nights", (message) => nights(JSON.parse(message.data)));
-"""
 
 
 def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
