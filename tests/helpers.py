@@ -1099,6 +1099,9 @@ class FakeSecurity:
     def attention(self, lang):
         return []
 
+    def restarting_run(self):
+        return None  # no run: no start is one's restart
+
 
 class FakeBroker:
     """The café's broker on a table that is none yet: each change asked recorded."""

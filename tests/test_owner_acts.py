@@ -202,3 +202,22 @@ def test_on_a_phone_the_dashboard_saved_says_its_result_once_the_table_is_back_a
     finally:
         page.close()
         table.close()
+
+
+def test_an_unlock_is_carried_across_the_restart_of_the_run_the_act_started_minutes_later(tmp_path):
+    """The security updates (issue 62, 3): the owner's "Apply them now" starts a run, which restarts
+    the table by the root helper's hand once its updates are in, minutes later; that start carries
+    the unlock (to when it ended anyway), and no start of another run or none does."""
+    now = [1_000_000.0]
+    notes = acts.ActNotes(tmp_path, clock=lambda: now[0])
+    notes.asked("security", "a" * 64, "b" * 64, now[0] + 1800, False)
+    now[0] += 900  # the updates took a quarter of an hour
+    assert notes.carried({"security": now[0] - 898}) == ("a" * 64, "b" * 64, now[0] + 900)  # begun 2 s after
+    notes.asked("security", "a" * 64, "b" * 64, now[0] + 1800, False)
+    now[0] += 60
+    assert notes.carried() is None  # a restart with no run of the act's behind it: a crash, the staff's
+    notes.asked("security", "a" * 64, "b" * 64, now[0] + 1800, False)
+    now[0] += 900
+    assert notes.carried({"security": now[0] - 10}) is None  # a run begun long after the act: the schedule's
+    notes.asked("dashboard", "a" * 64, "b" * 64, now[0] + 1800, False)
+    assert notes.carried({"security": now[0]}) is None  # another section's run carries nothing of this act

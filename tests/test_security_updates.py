@@ -17,6 +17,7 @@ import pytest
 from pi_table.config.settings import Schedule
 from pi_table.release import ReleaseError, desk, helper, requests, system
 from pi_table.release.layout import Releases
+from pi_table.web import acts
 
 from helpers import BEFORE, DebianMachine
 
@@ -58,11 +59,13 @@ def test_once_applied_the_run_is_said_to_check_the_tables_health_not_to_be_appli
             time.sleep(0.05)
         view = schedule.view("en")
         assert view["running"] and view["checking"]  # the table restarted on them, its health asked
+        assert schedule.restarting_run() == schedule.note()["began"]  # this start is the run's restart
         assert [each["package"] for each in view["applied"]] == ["libc6:arm64", "openssl:arm64"]
     finally:
         run.join()
     view = schedule.view("en")
     assert not view["running"] and not view["checking"] and view["last"]["outcome"] == "unhealthy"
+    assert schedule.restarting_run() is None  # a start after the run is no restart of it
 
 
 def test_a_security_update_that_leaves_the_table_unhealthy_is_reported_in_every_language(tmp_path):
@@ -275,6 +278,8 @@ def test_the_staff_page_shows_the_last_run_the_owner_runs_it_now_and_an_unhealth
         assert status == 202 and answer["ok"] and before <= answer["asked"] <= time.time()  # the page's mark
         asked = answer["asked"]
         assert json.loads((tmp_path / "spool" / requests.REQUEST).read_text()) == {"act": "security"}
+        carry = json.loads((tmp_path / "table" / "journal" / acts.ACTS_FILE).read_text())["carry"]
+        assert (carry["section"], carry["restart"]) == ("security", False)  # its restart comes minutes later
         status, answer = staff.call("POST", "/staff/api/security", {"act": "run"})
         assert status == 409 and answer["error"] == "the security updates are being applied already"
         assert helper.act(machine.helper, tmp_path / "spool") == 0  # the root helper takes it: the unit starts

@@ -70,6 +70,14 @@ class SecurityUpdates:
     def note(self) -> dict[str, Any]:
         return Releases(self.home).note(system.NOTE) or {}
 
+    def restarting_run(self) -> float | None:
+        """When the run began whose restart this start is: a run that applied updates restarts the
+        table, then asks its health, and its note says so meanwhile (``system.applied``); else None."""
+        note = self.note()
+        began = note.get("began")
+        applying = note.get("running") is True and note.get("applied") is not None
+        return float(began) if applying and isinstance(began, int | float) and not isinstance(began, bool) else None
+
     def busy(self) -> Text | None:
         """Why a run would disturb the table now (a game played: one with moves, not over, its
         last move within ``PLAYED_S`` as its journal was last written; a night open); None when

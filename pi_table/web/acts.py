@@ -12,8 +12,9 @@ The unlock (``roles.Owner``) is in memory only, deliberately: a power cut, a cra
 someone else asked for ends it, as the owner expects of a passphrase given minutes ago, and a
 file that kept it would be one more way in to the owner's power. Only the restart an owner's
 own act asked for carries it, on the phone whose session asked (``carried``), when the table is
-back within ``CARRY_S`` of the act, on the same owner's passphrase, and only to the moment it
-ended anyway: a restart never lengthens it.
+back within ``CARRY_S`` of the act (or, for a run the root helper restarts the table in minutes
+later, the security updates', when the run began within ``CARRY_S`` of it), on the same owner's
+passphrase, and only to the moment it ended anyway: a restart never lengthens it.
 
 The note is read strictly: a note that is not what this module writes is no note (no result
 shown, no unlock carried), and the log says why once, without its contents.
@@ -27,7 +28,7 @@ import math
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -94,14 +95,19 @@ class ActNotes:
 
         self._change(armed)
 
-    def carried(self) -> tuple[str, str, float] | None:
+    def carried(self, runs: Mapping[str, float] | None = None) -> tuple[str, str, float] | None:
         """The unlock to carry across this start (the session's token hash, the passphrase's, until
-        when), when an owner's act asked for a restart within ``CARRY_S``; once: it is forgotten."""
+        when), when an owner's act asked for a restart within ``CARRY_S``, or this start is the
+        restart of a run the act started within ``CARRY_S`` of it (``runs``: by section, when the
+        run began that restarts the table by the root helper's hand, minutes later: the security
+        updates'); once: it is forgotten."""
         carry = self._read()["carry"]
         if carry is None:
             return None
         self._change(lambda note: note | {"carry": None})
-        if not carry["restart"] or not 0 <= self.clock() - carry["asked"] <= CARRY_S:
+        began = (runs or {}).get(carry["section"])
+        asked_now = carry["restart"] and 0 <= self.clock() - carry["asked"] <= CARRY_S
+        if not asked_now and not (began is not None and 0 <= began - carry["asked"] <= CARRY_S):
             return None
         return carry["session"], carry["owner"], float(carry["until"])
 

@@ -497,6 +497,11 @@ class Section(Generic[Part]):
         """Where the staff page sends a phone instead, while this section says so (the set-up page)."""
         return None
 
+    def run_restarting(self) -> float | None:
+        """When the run this section's owner's act starts began, while this start is that run's
+        restart of the table by the root helper's hand (``acts.ActNotes.carried``); else None."""
+        return None
+
 
 class StaffPage:
     """The staff page of the companion at ``folder`` (the journal's: the PIN and the sessions
@@ -516,11 +521,11 @@ class StaffPage:
                          keys=None if folder is None else folder / DEVICE_KEY_FILE, code=self.line_code)
         self.owner = Owner(folder, self.gate, ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, clock)
         self.acts = ActNotes(folder, clock)
-        self._carry_unlock()
         self.announce: Callable[[str], None] = lambda what: None
         """Tells the spectators' pages that ``what`` changed (the companion's, once it is made)."""
         self.roles: dict[tuple[str, str], Role] = {}  # every staff action mounted, by method and path: the role it needs
         self.sections = [made for kind in sections if (made := kind.made(self, desk)) is not None]
+        self._carry_unlock()
         self.scripts = {"staff.js": static_file("staff.js"), **{
             section.script: section.scripts.joinpath(section.script).read_bytes()
             for section in self.sections if section.script}}
@@ -777,7 +782,8 @@ class StaffPage:
     def _carry_unlock(self) -> None:
         """The unlock an owner's act carried across the restart it asked for (``acts``), back on
         its session, if the owner's passphrase is the one it was given with."""
-        carried = self.acts.carried()
+        carried = self.acts.carried({section.name: began for section in self.sections
+                                     if (began := section.run_restarting()) is not None})
         stored = self.owner.secret()
         if carried is None or stored is None:
             return

@@ -54,6 +54,8 @@ class Updates(Protocol):
 
     def attention(self, lang: str) -> list[dict[str, str]]: ...
 
+    def restarting_run(self) -> float | None: ...
+
 
 class Table(Protocol):
     """What the section takes of the table."""
@@ -80,6 +82,9 @@ class SecuritySection(Section[Table]):
     def heeded(self, lang: str) -> list[dict[str, str]]:
         return self.updates.attention(lang)
 
+    def run_restarting(self) -> float | None:
+        return self.updates.restarting_run()
+
     async def _view(self, request: web.Request, session: Session) -> web.Response:
         return web.json_response(await asyncio.to_thread(self.updates.view, language(request)))
 
@@ -91,4 +96,5 @@ class SecuritySection(Section[Table]):
         if problem is not None:
             return web.json_response({"ok": False, "error": say(problem, language(request))}, status=409)
         log.warning("staff page: the security updates asked from %s", request.remote)
+        await asyncio.to_thread(self.page.owners_act, session, "security", False)  # its restart, minutes later
         return web.json_response({"ok": True, "asked": time.time()}, status=202)  # the run's note is newer once done
