@@ -244,9 +244,10 @@ class Daemon:
         else:
             threading.Thread(target=self.restarts.settle, name="settle", daemon=True).start()
         if self.lock is not None:
+            from . import offsite
             from .backup import Nightly
 
-            self.nightly = Nightly(self.config)
+            self.nightly = Nightly(self.config, copies=(offsite.send,))
             self.nightly.start()
             self.security.start()
 
