@@ -109,8 +109,9 @@ say "LED strip: $backend; screen: $([ "$screen" = True ] && echo "$panel" || ech
 # unattended-upgrades applies Debian's security updates when the table asks (pi-table-security.service).
 # mosquitto is the café's broker, should the owner make this table the broker on its staff page
 # (docs/cafe/dashboard.md): off until then (below); openssl makes its certificates.
+# rclone copies the nightly backup to the network place the owner gives (docs/cafe/backup.md).
 packages=(python3 python3-venv python3-pip python3-pygame python3-gpiozero python3-spidev python3-serial
-          openssh-client unattended-upgrades mosquitto openssl)
+          openssh-client unattended-upgrades mosquitto openssl rclone)
 # (A bundle's wheels are built already: nothing is compiled.)
 [ "$backend" = ws281x ] && [ -z "$bundle" ] && packages+=(python3-dev gcc libc6-dev)
 begin "system packages: checking apt's sources"
