@@ -321,7 +321,7 @@ ROOMS = {
             "server"],
     "cli": ["frame", "output", "window", "tables", "script", "games", "grid", "codex", "options", "play", "board", "control", "service",
             "fleet", "backup", "release", "image", "bench"],
-    "release": ["layout", "service_user", "network", "broker", "wheels", "keys", "bundle", "requests", "first_boot", "lock", "system",
+    "release": ["layout", "service_user", "network", "broker", "wheels", "keys", "bundle", "requests", "first_boot", "lock", "system", "stick",
                 "helper",
                 "desk"],
     "ui": ["i18n", "messages", "words", "orientation", "mounting", "pixels", "leds", "canvas", "codex_turns", "games", "sound",
