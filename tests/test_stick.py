@@ -180,3 +180,34 @@ def test_the_helper_starts_the_sticks_unit_when_asked(tmp_path):
                             (systemctl,))
     assert helper.act(machine, spool, io.StringIO()) == 0
     assert calls.read_text().splitlines() == ["systemctl start --no-block pi-table-stick.service"]
+
+
+def test_the_table_asks_after_its_night_and_its_page_shows_the_sticks_last_backup(tmp_path):
+    """The whole way: the night's backup made, the table asks the helper (nothing but the act), the
+    helper starts the stick's unit, whose act writes the backup and its note, which the page shows."""
+    from types import SimpleNamespace
+
+    from pi_table.config import load_config
+    from pi_table.daemon.backup import Nightly
+    from pi_table.daemon.run import Daemon
+    from pi_table.daemon.staff_desk import StaffDesk
+
+    machine = Machine(tmp_path, SD_CARD, USB_STICK)
+    config_path = tmp_path / "table.toml"
+    config_path.write_text(f'[paths]\njournal_dir = "{tmp_path / "journal"}"\n')
+    config = load_config(config_path)
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    desk = StaffDesk(SimpleNamespace(config=config), spool=spool)
+    desk.home, desk.helper_missing = machine.helper.releases.home, lambda: None
+    table = SimpleNamespace(staff_desk=desk)
+    made = Nightly(config, copies=(lambda config, made: Daemon._to_stick(table, config, made),)).tick()
+    assert made is not None and made.parent == machine.backups
+    assert json.loads((spool / requests.REQUEST).read_text()) == {"act": "backup-to-stick"}
+    systemctl = program(tmp_path / "systemctl", "exit 0\n")
+    assert helper.act(helper.Helper(machine.helper.releases, machine.helper.keyring, ServiceUser(None), (systemctl,)),
+                      spool, io.StringIO()) == 0
+    assert desk.offsite("it")["stick"] is None  # asked, not yet written
+    assert helper.to_stick(machine.helper, io.StringIO()) == 0  # pi-table-stick.service's act
+    shown = desk.offsite("it")["stick"]
+    assert shown["ok"] is True and shown["backup"] == made.name and shown["stick"] == "CAFE" and shown["why"] is None

@@ -296,11 +296,18 @@ class StaffDesk:
         return backup.nightly_data(self.daemon.config, name)
 
     def offsite(self, lang: str) -> dict[str, Any]:
+        from ..release.desk import said
+        from ..release.layout import Releases, act_note
+        from ..release.stick import ACT
         from . import offsite  # the care section's alone
 
         found = offsite.state(self.daemon.config)
         if found["last"] is not None and isinstance(found["last"].get("why"), dict):
             found["last"] = {**found["last"], "why": found["last"]["why"].get(lang)}
+        note = Releases(self.home).note(act_note(ACT))  # the root helper's, of the stick's last backup
+        found["stick"] = None if note is None else {
+            "at": note.get("at"), "backup": note.get("backup"), "stick": note.get("stick"),
+            "ok": note.get("outcome") == "done", "why": (said(note.get("why")) or {}).get(lang)}
         return found
 
     def give_offsite(self, address: str, password: str) -> bool | None:

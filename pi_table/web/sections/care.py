@@ -49,6 +49,9 @@ TEXTS: tuple[str, ...] = (
     N_("Last copy: {backup} at {time}"),
     N_("The last copy failed at {time}: {why}"),
     N_("Kept."),
+    N_("No backup on a USB stick yet: one plugged into the table gets each night's backup."),
+    N_("Last on a USB stick ({stick}): {backup} at {time}"),
+    N_("The last backup to a USB stick failed at {time}: {why}"),
     N_("Version {version} runs"),
     N_("before it: {version}"),
     N_("A new version is on trial: it is kept once the table is healthy on it."),
@@ -77,7 +80,8 @@ class Backups(Protocol):
 
     def offsite(self, lang: str) -> dict[str, Any]:
         """The network place the nightly backup is copied to (``place``, its password never,
-        ``password_set``) and how the last copy went (``last``: ``at``, ``backup``, ``ok``, ``why`` in ``lang``)."""
+        ``password_set``) and how the last copy went (``last``: ``at``, ``backup``, ``ok``, ``why`` in ``lang``),
+        and the USB stick's last backup as the root helper noted it (``stick``: the same, and the stick's label)."""
 
     def give_offsite(self, address: str, password: str) -> bool | None:
         """Keep the place (an empty ``address``: none; an empty ``password``: the one kept, for the

@@ -27,6 +27,7 @@ function careSection() {
       el("button", { id: "offsite-save", class: "quiet", "data-t": "Keep it and copy the newest backup now",
         text: t("Keep it and copy the newest backup now") })),
     el("p", { id: "offsite-last", class: "note" }),
+    el("p", { id: "stick-last", class: "note" }),
     el("button", { id: "restore", class: "warn", hidden: "", "data-t": "Restore it", text: t("Restore it") }),
     el("div", { class: "row" },
       el("button", { id: "update-look", class: "quiet", "data-t": "Look for an update", text: t("Look for an update") })),
@@ -61,9 +62,18 @@ function showOffsite(found) {
     : t("The last copy failed at {time}: {why}", { time: when(new Date(last.at * 1000)), why: last.why || "?" });
 }
 
+// The stick's last backup, as the root helper noted it: a stick plugged in the table gets each night's.
+function showStick(last) {
+  const line = $("stick-last");
+  line.classList.toggle("error", Boolean(last && !last.ok));
+  line.textContent = !last ? t("No backup on a USB stick yet: one plugged into the table gets each night's backup.")
+    : last.ok ? t("Last on a USB stick ({stick}): {backup} at {time}", { stick: last.stick || "?", backup: last.backup, time: when(new Date(last.at * 1000)) })
+    : t("The last backup to a USB stick failed at {time}: {why}", { time: when(new Date(last.at * 1000)), why: last.why || "?" });
+}
+
 async function loadOffsite() {
   const answer = await api("GET", "/staff/api/offsite");
-  if (answer.ok) showOffsite(answer.data);
+  if (answer.ok) { showOffsite(answer.data); showStick(answer.data.stick); }
 }
 
 // What a backup would replace, and the button that restores it (``nightly``: the name of the kept one).
@@ -87,6 +97,7 @@ function lockedReleases(why) {
   $("nightly").replaceChildren();
   $("offsite-place").value = "";
   $("offsite-last").textContent = "";
+  $("stick-last").textContent = "";
 }
 
 async function loadReleases(repository = false) {
