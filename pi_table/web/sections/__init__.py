@@ -23,6 +23,7 @@ from .health import HealthSection
 from .keys import KeysSection
 from .network import NetworkSection
 from .night import NightSection
+from .offsite import OffsiteSection
 from .owner import OwnerSection
 from .pin import PinSection
 from .power import PowerSection
@@ -36,6 +37,7 @@ SECTIONS: dict[str, type[Section]] = {
         HealthSection,
         OwnerSection,
         CareSection,
+        OffsiteSection,
         FilesSection,
         CheckupSection,
         PinSection,

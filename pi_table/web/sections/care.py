@@ -40,18 +40,6 @@ TEXTS: tuple[str, ...] = (
     N_("Restoring it replaces:"),
     N_("Restore it"),
     N_("Restore this backup? The table restarts on it, and goes back by itself if it is not healthy."),
-    N_("Copies off the SD card"),
-    N_("A network place (SFTP or WebDAV) the nightly backup is copied to"),
-    N_("Its password"),
-    N_("(set: empty keeps it)"),
-    N_("Keep it and copy the newest backup now"),
-    N_("No copy made yet."),
-    N_("Last copy: {backup} at {time}"),
-    N_("The last copy failed at {time}: {why}"),
-    N_("Kept."),
-    N_("No backup on a USB stick yet: one plugged into the table gets each night's backup."),
-    N_("Last on a USB stick ({stick}): {backup} at {time}"),
-    N_("The last backup to a USB stick failed at {time}: {why}"),
     N_("Version {version} runs"),
     N_("before it: {version}"),
     N_("A new version is on trial: it is kept once the table is healthy on it."),
@@ -77,16 +65,6 @@ class Backups(Protocol):
 
     def nightly_backup(self, name: str) -> bytes:
         """The nightly backup ``name`` of that list, to check or restore (a Refusal: no such one)."""
-
-    def offsite(self, lang: str) -> dict[str, Any]:
-        """The network place the nightly backup is copied to (``place``, its password never,
-        ``password_set``) and how the last copy went (``last``: ``at``, ``backup``, ``ok``, ``why`` in ``lang``),
-        and the USB stick's last backup as the root helper noted it (``stick``: the same, and the stick's label)."""
-
-    def give_offsite(self, address: str, password: str) -> bool | None:
-        """Keep the place (an empty ``address``: none; an empty ``password``: the one kept, for the
-        same host and user) and copy the newest backup there now: whether it went, None when not
-        tried (a Refusal: what is wrong with the place)."""
 
     def check_restore(self, data: bytes) -> list[Text]:
         """What restoring ``data`` would replace, in words (a Refusal: why it cannot be restored)."""
@@ -138,8 +116,6 @@ class CareSection(Section):
         return [owner("GET", "/staff/api/backup", self._backup),  # the settings whole: a broker's password in its URL too
                 owner("GET", "/staff/api/backups", self._backups),  # the nightly backups, to restore: what each holds
                 owner("POST", "/staff/api/restore", self._restore),
-                owner("GET", "/staff/api/offsite", self._offsite),  # the network place: its password never
-                owner("POST", "/staff/api/offsite", self._give_offsite),
                 owner("GET", "/staff/api/update", self._releases),
                 owner("POST", "/staff/api/update", self._update)]
 
@@ -157,26 +133,6 @@ class CareSection(Section):
         """The nightly backups the table keeps, to restore one as an upload is."""
         return web.json_response({"nightly": await asyncio.to_thread(self.table.nightly_backups,
                                                                      language(request))})
-
-    async def _offsite(self, request: web.Request, session: Session) -> web.Response:
-        return web.json_response(await asyncio.to_thread(self.table.offsite, language(request)))
-
-    async def _give_offsite(self, request: web.Request, session: Session) -> web.Response:
-        """``{"place": ADDRESS, "password": PASSWORD}`` kept (an empty place: none), and the newest
-        backup copied there at once, so the owner learns now whether the place takes it."""
-        body = await self.page.read_json(request)
-        address = body.get("place") if isinstance(body, dict) else None
-        password = body.get("password", "") if isinstance(body, dict) else None
-        if not isinstance(address, str) or not isinstance(password, str):
-            return bad('expected {"place": "sftp://USER@HOST:PORT/FOLDER", "password": PASSWORD}')
-        lang = language(request)
-        try:
-            await asyncio.to_thread(self.table.give_offsite, address, password)
-        except Refusal as e:
-            return web.json_response({"ok": False, "error": say(e.phrase, lang)}, status=400)
-        log.warning("staff page: the backups' network place %s from %s", "given" if address.strip() else "forgotten",
-                    request.remote)
-        return web.json_response({"ok": True, **await asyncio.to_thread(self.table.offsite, lang)})
 
     async def _restore(self, request: web.Request, session: Session) -> web.StreamResponse:
         """The uploaded backup as the body, or ``?nightly=NAME`` one the table keeps: ``?check``

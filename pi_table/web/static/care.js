@@ -3,7 +3,7 @@
 // running version and the one before, and an update from the repository or a bundle (checked
 // first). A section's script (web/sections/care.py): the page loads it after staff.js.
 import { $, api, backAfterRestart, csrf, el, lang, locked, number, ownersAction, saveFile, say, section, settingsNotes, t,
-  unlocked, when } from "./staff.js";
+  unlocked } from "./staff.js";
 
 function careSection() {
   return el("section", { id: "care-section" },
@@ -17,17 +17,6 @@ function careSection() {
     el("p", { class: "note", "data-t": "Or one of the nightly backups the table keeps:", text: t("Or one of the nightly backups the table keeps:") }),
     el("ul", { id: "nightly", "data-redrawn": "" }),
     el("ul", { id: "restore-replaces" }),
-    el("h3", { "data-t": "Copies off the SD card", text: t("Copies off the SD card") }),
-    el("label", { for: "offsite-place", "data-t": "A network place (SFTP or WebDAV) the nightly backup is copied to",
-      text: t("A network place (SFTP or WebDAV) the nightly backup is copied to") }),
-    el("input", { id: "offsite-place", type: "text", autocomplete: "off", placeholder: "sftp://USER@HOST:22/FOLDER" }),
-    el("label", { for: "offsite-password", "data-t": "Its password", text: t("Its password") }),
-    el("input", { id: "offsite-password", type: "password", autocomplete: "new-password" }),
-    el("div", { class: "row" },
-      el("button", { id: "offsite-save", class: "quiet", "data-t": "Keep it and copy the newest backup now",
-        text: t("Keep it and copy the newest backup now") })),
-    el("p", { id: "offsite-last", class: "note" }),
-    el("p", { id: "stick-last", class: "note" }),
     el("button", { id: "restore", class: "warn", hidden: "", "data-t": "Restore it", text: t("Restore it") }),
     el("div", { class: "row" },
       el("button", { id: "update-look", class: "quiet", "data-t": "Look for an update", text: t("Look for an update") })),
@@ -49,33 +38,6 @@ async function loadNightly() {
   }));
 }
 
-// The network place (its password never comes back: only that one is set) and how its last copy went.
-function showOffsite(found) {
-  $("offsite-place").value = found.place || "";
-  $("offsite-password").value = "";
-  $("offsite-password").placeholder = found.password_set ? t("(set: empty keeps it)") : "";
-  const last = found.last;
-  const line = $("offsite-last");
-  line.classList.toggle("error", Boolean(last && !last.ok));
-  line.textContent = !last ? (found.place ? t("No copy made yet.") : "")
-    : last.ok ? t("Last copy: {backup} at {time}", { backup: last.backup, time: when(new Date(last.at * 1000)) })
-    : t("The last copy failed at {time}: {why}", { time: when(new Date(last.at * 1000)), why: last.why || "?" });
-}
-
-// The stick's last backup, as the root helper noted it: a stick plugged in the table gets each night's.
-function showStick(last) {
-  const line = $("stick-last");
-  line.classList.toggle("error", Boolean(last && !last.ok));
-  line.textContent = !last ? t("No backup on a USB stick yet: one plugged into the table gets each night's backup.")
-    : last.ok ? t("Last on a USB stick ({stick}): {backup} at {time}", { stick: last.stick || "?", backup: last.backup, time: when(new Date(last.at * 1000)) })
-    : t("The last backup to a USB stick failed at {time}: {why}", { time: when(new Date(last.at * 1000)), why: last.why || "?" });
-}
-
-async function loadOffsite() {
-  const answer = await api("GET", "/staff/api/offsite");
-  if (answer.ok) { showOffsite(answer.data); showStick(answer.data.stick); }
-}
-
 // What a backup would replace, and the button that restores it (``nightly``: the name of the kept one).
 async function checkRestore(call, nightly = null) {
   $("restore").hidden = true;
@@ -95,14 +57,10 @@ function lockedReleases(why) {
   $("release-notes").replaceChildren();
   $("offered").replaceChildren();
   $("nightly").replaceChildren();
-  $("offsite-place").value = "";
-  $("offsite-last").textContent = "";
-  $("stick-last").textContent = "";
 }
 
 async function loadReleases(repository = false) {
   loadNightly();
-  loadOffsite();
   const answer = await api("GET", `/staff/api/update${repository ? "?repository" : ""}`);
   if (!answer.ok) {
     if (answer.data && answer.data.owner) lockedReleases(answer.data.error);  // the owner's section asks
@@ -164,9 +122,6 @@ $("restore").addEventListener("click", async () => {
     : upload("/staff/api/restore", $("restore-file").files[0]),
     (answer) => { say(answer.data.said); backAfterRestart(); });
 });
-$("offsite-save").addEventListener("click", () => ownersAction(
-  () => api("POST", "/staff/api/offsite", { place: $("offsite-place").value, password: $("offsite-password").value }),
-  (answer) => { showOffsite(answer.data); say(answer.data.last && !answer.data.last.ok ? $("offsite-last").textContent : t("Kept."), Boolean(answer.data.last && !answer.data.last.ok)); }));
 $("update-look").addEventListener("click", () => loadReleases(true));
 $("offered").addEventListener("click", (event) => {
   const offer = event.target.dataset && event.target.dataset.offer;
