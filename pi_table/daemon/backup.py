@@ -650,6 +650,7 @@ class Nightly:
         self.config, self.clock, self.keep, self.most, self.every_s = config, clock, keep, most, every_s
         self.stopped = threading.Event()
         self._thread: threading.Thread | None = None
+        self.failed: str | None = None  # why the last night's backup could not be made, until one is (``notices``)
 
     def due(self) -> bool:
         """Whether no backup was made since the last quiet hour."""
@@ -675,8 +676,10 @@ class Nightly:
             where.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
             write_private(path, data)
         except (OSError, BadBackup) as e:
-            log.warning("the nightly backup cannot be made in %s: %s", where, getattr(e, "strerror", None) or e)
+            self.failed = str(getattr(e, "strerror", None) or e)
+            log.warning("the nightly backup cannot be made in %s: %s", where, self.failed)
             return None
+        self.failed = None
         prune(where, self.keep, self.most)
         log.info("nightly backup %s (%s MB)", path, _mb(len(data)))
         return path
