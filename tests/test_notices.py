@@ -22,7 +22,7 @@ from pi_table.daemon import backup, notices
 from pi_table.files import write_private
 from pi_table.hal.events import not_working
 
-from helpers import STAFF_CONFIG, InProcessDaemon, Staff, StaffTable, dealt_key, wait_for
+from helpers import STAFF_CONFIG, InProcessDaemon, Staff, StaffTable, again, dealt_key, restarted, wait_for
 
 pytestmark = pytest.mark.daemon
 SECRET_TOKEN = "owner-token-62"
@@ -311,8 +311,6 @@ def test_an_address_is_checked_as_its_kind_and_never_said_back(tmp_path, url, wh
 
 
 def test_the_address_saved_is_the_owners_file_tried_as_every_change(tmp_path, receiver):
-    from test_owner_acts import again, restarted
-
     table = StaffTable(tmp_path, dealt_key())
     after = None
     try:

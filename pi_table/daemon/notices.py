@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import version
 from ..config.schema import NOTICE_EVENTS
@@ -42,7 +42,28 @@ from ..web.sections.notify import EVENT_WORDS
 
 if TYPE_CHECKING:
     from ..config import Config
-    from .run import Daemon
+    from ..night.recorder import Recorder
+    from .backup import Nightly
+
+
+class Table(Protocol):
+    """What the notifications look at of the running table (``run.Daemon``)."""
+
+    config: Config
+    night: Recorder | None
+    nightly: Nightly | None
+
+    @property
+    def staff_desk(self) -> Helped | None:
+        """Its staff desk, whose root helper notes how its acts ended in ``home``."""
+
+    def health(self, lang: str = "en") -> dict[str, str]: ...
+
+
+class Helped(Protocol):
+    """The staff desk as the notifications read it: where the root helper's notes are."""
+
+    home: Path
 
 log = logging.getLogger("pi_table.daemon")
 URL_KEY = "notify.url_file"  # the setting naming the file the Apprise URL is kept in
@@ -217,7 +238,7 @@ class Outbox:
 class Watch:
     """The running table's notifications: its conditions looked at every ``poll_s``, each told once."""
 
-    def __init__(self, daemon: Daemon, poll_s: float | None = None, home: Path = HOME,
+    def __init__(self, daemon: Table, poll_s: float | None = None, home: Path = HOME,
                  clock: Callable[[], float] = time.time) -> None:
         self.daemon, self.poll_s, self.home, self.clock = daemon, poll_s or polled_every(), home, clock
         config = daemon.config
