@@ -358,3 +358,41 @@ def test_a_failing_or_hanging_service_leaves_its_reason_and_the_table_plays_on(t
     finally:
         table.close()
         failing.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_on_a_phone_the_owner_sends_a_test_and_sees_a_failing_service_named(tmp_path, browser, lang):
+    """The staff page's section as the owner uses it: a test to the URL typed, before it is saved,
+    arrives; one to a service that refuses it leaves the reason on the page; the URL typed is never
+    shown back."""
+    from playwright.sync_api import expect
+
+    from pi_table.ui.i18n import translation
+
+    from helpers import owner_login
+
+    working, failing = Receiver(), Receiver(answer=500)
+    table = StaffTable(tmp_path, dealt_key(), lang=lang)
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    said = translation(lang).gettext
+    try:
+        owner_login(page, table.base)
+        expect(page.locator("#notify-form")).to_be_visible()
+        expect(page.locator("#notify-line")).to_have_text(said("No address set: nothing is sent."))
+        page.fill("#notify-url", working.url)
+        page.click("#notify-test")
+        expect(page.locator("#notify-result")).to_have_text(said("Test sent: look for it where the messages arrive."))
+        assert len(working.bodies()) == 1 and said("A test from table {table}: the owner's notifications arrive "
+                                                   "here.").format(table=os.uname().nodename) == working.bodies()[0]
+        page.fill("#notify-url", failing.url)
+        page.click("#notify-test")
+        failed = said("the service did not take the message: {why}").split("{why}")[0]
+        expect(page.locator("#notify-last")).to_contain_text(failed)
+        assert SECRET_TOKEN not in page.locator("#notify-section").inner_text()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390  # the section fits the phone
+    finally:
+        page.close()
+        table.close()
+        working.close()
+        failing.close()
