@@ -164,6 +164,29 @@ def test_each_event_the_owner_chose_arrives_once(tmp_path, receiver, monkeypatch
         table.close()
 
 
+def test_the_helpers_runs_before_the_first_start_with_notifications_are_not_told(tmp_path, receiver, monkeypatch):
+    """A table that gains its notifications (an update brings them) does not tell of last week's runs."""
+    from pi_table.release import layout
+
+    home = tmp_path / "home"
+    monkeypatch.setattr(layout, "HOME", home)  # the helper's home, as the staff desk is made with it
+    home.mkdir()
+    (home / "security.json").write_text(json.dumps({"running": False, "began": time.time() - 7 * 86400,
+                                                    "at": time.time() - 7 * 86400 + 60, "outcome": "done"}))
+    table = StaffTable(tmp_path, dealt_key(), extra=notified(tmp_path, receiver.url))
+    try:
+        assert table.daemon.notices is not None and table.daemon.staff_desk is not None
+        assert table.daemon.staff_desk.home == home
+        wait_for(lambda: table.daemon.notices._held, "the first look", 10)
+        time.sleep(0.5)
+        assert receiver.bodies() == []
+        security_ran_again = {"running": False, "began": time.time(), "at": time.time() + 1, "outcome": "done"}
+        (home / "security.json").write_text(json.dumps(security_ran_again))
+        told(receiver, "The security updates were applied")  # a run after it is news
+    finally:
+        table.close()
+
+
 def test_an_event_the_owner_did_not_choose_is_not_told(tmp_path, receiver):
     table = StaffTable(tmp_path, dealt_key(), extra=notified(tmp_path, receiver.url, events=("disk",)))
     try:

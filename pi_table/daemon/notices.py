@@ -82,6 +82,8 @@ SEND_S = 20.0  # one message: a service that has not answered by then has failed
 QUEUE_MOST = 20  # messages waiting: a service down for long drops the oldest news, not the table's memory
 TEST_MORE_S = 5.0  # a test waits for its message this much longer than the message may take
 FULL_PART = 0.9  # the SD card is nearly full past nine tenths used
+FORGET_S = 7 * 86400.0  # what was told is kept this long: longer than any note it was told of stays
+OLD_NEWS = ("update:", "security:", "rollback:")  # the notes a table finds at its very first look: not told
 SENT_FILE = "notices.sent"  # in the journal folder: what was told, and the last message's outcome
 RUNNING_FILE = "notices.running"  # in the journal folder while the table runs: found at a start, a crash came before
 
@@ -249,6 +251,7 @@ class Watch:
         self.stopped = threading.Event()
         self._lock = threading.Lock()
         self._sent = self._read()
+        self._first = "version" not in self._sent  # the first start with notifications: nothing told yet
         self._held: set[str] = set()  # the conditions present at the last look
         self._night: Any = None  # the night open here at the last look
         self.table = config.fleet.table_id or os.uname().nodename  # the name the owner knows it by
@@ -364,10 +367,17 @@ class Watch:
     # --- telling ---
 
     def look(self) -> None:
-        """The conditions looked at once: each new one (of a chosen event) told, the rest held back."""
+        """The conditions looked at once: each new one (of a chosen event) told, the rest held back.
+        What was told is written only when it changes: an SD card is not written every few seconds.
+        A table's first look tells nothing of the helper's runs before it: they are old news."""
         now, found = self.clock(), self.conditions()
-        told: dict[str, float] = self._sent["told"]
+        with self._lock:
+            told: dict[str, float] = dict(self._sent["told"])
+        before = dict(told)
         for key, (event, said) in found.items():
+            if self._first and key.startswith(OLD_NEWS):
+                told[key] = now
+                continue
             if key in self._held or event not in self.events or self.url is None:
                 continue
             if now - float(told.get(key, 0)) < QUIET_S:
@@ -375,11 +385,12 @@ class Watch:
             told[key] = now
             self.outbox.put(say(said, self.lang))
             log.info("the owner is told: %s", say(said, "en"))
-        self._held = set(found)
-        self._once = {}
-        with self._lock:
-            self._sent["told"] = {key: at for key, at in told.items() if now - at < 7 * 86400}
-            self._write()
+        self._held, self._once, self._first = set(found), {}, False
+        told = {key: at for key, at in told.items() if now - at < FORGET_S}
+        if told != before:
+            with self._lock:
+                self._sent["told"] = told
+                self._write()
 
     def test(self, url: str = "") -> dict[str, Any]:
         """A test message sent now (to ``url``, checked first, else to the one set), waited for
@@ -411,8 +422,12 @@ class Watch:
         """The staff page's: the address set (its service only), the events chosen, the last message."""
         last = self.last()
         said = None
-        if last is not None and last.get("why"):
-            said = say(Phrase.of(str(last["why"]), **{k: str(v) for k, v in (last.get("args") or {}).items()}), lang)
+        why, args = (last.get("why"), last.get("args")) if last is not None else (None, None)
+        if why in (NO_URL, FAILED, SLOW, QUEUED) and isinstance(args, dict):
+            try:
+                said = say(Phrase.of(str(why), **{str(k): str(v)[:300] for k, v in args.items()}), lang)
+            except (KeyError, IndexError, ValueError):  # a damaged note: the outcome without its reason
+                said = None
         return {"url": None if self.url is None else self.url.shown, "events": sorted(self.events),
                 "last": None if last is None else {"at": last.get("at"), "ok": bool(last.get("ok")), "why": said}}
 
