@@ -187,6 +187,27 @@ def test_the_helpers_runs_before_the_first_start_with_notifications_are_not_told
         table.close()
 
 
+def test_a_touch_chip_gone_silent_is_told_once_by_the_table_as_the_service_runs_it(tmp_path, receiver):
+    """The table under the stand-in for systemd, reading the touch board's emulator: a chip whose
+    joint broke is told, once, with the cards it leaves deaf."""
+    from helpers import EmulatedTable
+
+    table = EmulatedTable(tmp_path)
+    table.config.write_text(table.config.read_text() + notified(tmp_path, receiver.url))
+    try:
+        table.start()
+        table.connected()
+        time.sleep(0.5)
+        assert receiver.bodies() == []
+        table.emulator.cut_chip(2)
+        silent = told(receiver, "does not answer", timeout=30)
+        assert len(silent) == 1 and silent[0].startswith("A device is not working: touch chip 0x5c"), silent
+        time.sleep(1.0)
+        assert len([body for body in receiver.bodies() if "does not answer" in body]) == 1
+    finally:
+        table.close()
+
+
 def test_an_event_the_owner_did_not_choose_is_not_told(tmp_path, receiver):
     table = StaffTable(tmp_path, dealt_key(), extra=notified(tmp_path, receiver.url, events=("disk",)))
     try:
