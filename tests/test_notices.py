@@ -440,3 +440,28 @@ def test_on_a_phone_the_owner_sends_a_test_and_sees_a_failing_service_named(tmp_
         table.close()
         working.close()
         failing.close()
+
+
+@pytest.mark.parametrize("damage", [b"not json", b'{"told": {"disk": "soon"}}', b"[1, 2]"])
+def test_a_damaged_note_of_what_was_told_tells_again(tmp_path, receiver, monkeypatch, damage):
+    (tmp_path / "journal").mkdir()
+    (tmp_path / "journal" / notices.SENT_FILE).write_bytes(damage)
+    monkeypatch.setattr(notices, "FULL_PART", 0.0)
+    table = StaffTable(tmp_path, dealt_key(), extra=notified(tmp_path, receiver.url))
+    try:
+        told(receiver, "The SD card is nearly full")
+    finally:
+        table.close()
+
+
+@pytest.mark.parametrize("last", [{"why": "{nothing}", "args": {}}, {"why": notices.FAILED, "args": {}},
+                                  {"why": notices.SLOW, "args": "x"}])
+def test_a_damaged_last_outcome_is_shown_without_its_reason(tmp_path, receiver, last):
+    (tmp_path / "journal").mkdir()
+    (tmp_path / "journal" / notices.SENT_FILE).write_text(json.dumps({"version": "0", "last": {"at": 1, **last}}))
+    table = StaffTable(tmp_path, dealt_key(), extra=notified(tmp_path, receiver.url, events=()))
+    try:
+        status, answer = owner(table).call("GET", "/staff/api/notify")
+        assert status == 200 and answer["last"] == {"at": 1, "ok": False, "why": None}, answer
+    finally:
+        table.close()

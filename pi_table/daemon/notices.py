@@ -22,6 +22,7 @@ import logging
 import os
 import queue
 import shutil
+import string
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -267,7 +268,9 @@ class Watch:
         except (OSError, ValueError, RecursionError):
             data = {}
         data = data if isinstance(data, dict) else {}
-        data["told"] = data["told"] if isinstance(data.get("told"), dict) else {}
+        told = data.get("told")
+        told = told if isinstance(told, dict) else {}
+        data["told"] = {str(key): float(at) for key, at in told.items() if isinstance(at, int | float)}
         return data
 
     def _write(self) -> None:
@@ -278,7 +281,7 @@ class Watch:
 
     def _keep_last(self, last: dict[str, Any]) -> None:
         with self._lock:
-            self._sent["last"] = {**last, "why": last["why"]}
+            self._sent["last"] = dict(last)
             self._write()
 
     def last(self) -> dict[str, Any] | None:
@@ -421,13 +424,11 @@ class Watch:
     def view(self, lang: str) -> dict[str, Any]:
         """The staff page's: the address set (its service only), the events chosen, the last message."""
         last = self.last()
-        said = None
+        said = None  # a damaged note: the outcome without its reason
         why, args = (last.get("why"), last.get("args")) if last is not None else (None, None)
-        if why in (NO_URL, FAILED, SLOW, QUEUED) and isinstance(args, dict):
-            try:
-                said = say(Phrase.of(str(why), **{str(k): str(v)[:300] for k, v in args.items()}), lang)
-            except (KeyError, IndexError, ValueError):  # a damaged note: the outcome without its reason
-                said = None
+        if why in (NO_URL, FAILED, SLOW, QUEUED) and isinstance(args, dict) \
+                and set(args) == {name for _, name, _, _ in string.Formatter().parse(str(why)) if name}:
+            said = say(Phrase.of(str(why), **{str(k): str(v)[:300] for k, v in args.items()}), lang)
         return {"url": None if self.url is None else self.url.shown, "events": sorted(self.events),
                 "last": None if last is None else {"at": last.get("at"), "ok": bool(last.get("ok")), "why": said}}
 
