@@ -44,6 +44,7 @@ function notifyResult(text, error = false) {
 function drawNotify(state) {
   $("notify-form").hidden = false;
   $("notify-line").textContent = state.url ? t("Sent to {service}", { service: state.url }) : t("No address set: nothing is sent.");
+  $("notify-forget").hidden = !state.url;  // nothing to forget
   const last = $("notify-last");
   last.hidden = !state.last;
   if (state.last) {
