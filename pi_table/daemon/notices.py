@@ -46,26 +46,6 @@ if TYPE_CHECKING:
     from ..night.recorder import Recorder
     from .backup import Nightly
 
-
-class Table(Protocol):
-    """What the notifications look at of the running table (``run.Daemon``)."""
-
-    config: Config
-    night: Recorder | None
-    nightly: Nightly | None
-
-    @property
-    def staff_desk(self) -> Helped | None:
-        """Its staff desk, whose root helper notes how its acts ended in ``home``."""
-
-    def health(self, lang: str = "en") -> dict[str, str]: ...
-
-
-class Helped(Protocol):
-    """The staff desk as the notifications read it: where the root helper's notes are."""
-
-    home: Path
-
 log = logging.getLogger("pi_table.daemon")
 URL_KEY = "notify.url_file"  # the setting naming the file the Apprise URL is kept in
 EVENTS_KEY = "notify.events"
@@ -104,6 +84,26 @@ NO_URL = N_("no notifications' address is set: paste one and save it first")
 FAILED = N_("the service did not take the message: {why}")
 SLOW = N_("the service did not answer within {seconds} s")
 QUEUED = N_("the message is still being sent")
+
+
+class Table(Protocol):
+    """What the notifications look at of the running table (``run.Daemon``)."""
+
+    config: Config
+    night: Recorder | None
+    nightly: Nightly | None
+
+    @property
+    def staff_desk(self) -> Helped | None:
+        """Its staff desk, whose root helper notes how its acts ended in ``home``."""
+
+    def health(self, lang: str = "en") -> dict[str, str]: ...
+
+
+class Helped(Protocol):
+    """The staff desk as the notifications read it: where the root helper's notes are."""
+
+    home: Path
 
 
 @dataclass(frozen=True)
