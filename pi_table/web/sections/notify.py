@@ -19,7 +19,7 @@ from ...engine.phrase import N_
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, StaffPage, bad, language
+from ..staff import Section, bad, language
 
 log = logging.getLogger("pi_table.web.staff")
 EVENT_WORDS = {
@@ -65,16 +65,12 @@ class Table(Protocol):
     def notices(self) -> Notices | None: ...
 
 
-class NotifySection(Section):
+class NotifySection(Section[Table]):
     """The notifications' routes under ``/staff/api/``, behind the staff page's checks."""
 
     name = "notify"
     script = "notify.js"
     texts = TEXTS
-
-    def __init__(self, page: StaffPage, table: Table) -> None:
-        super().__init__(page, table)
-        self.table = table
 
     def routes(self) -> list[Route]:
         return [owner("GET", "/staff/api/notify", self._view),  # what is set: the URL's service only

@@ -2,7 +2,7 @@
 // ntfy...), picks the events, saves them (the table restarts to try them) and sends a test; how the
 // last message went is shown, a failure's reason too. The URL is never shown back, only its service.
 // A section's script (web/sections/notify.py): the page loads it after staff.js.
-import { $, api, backAfterRestart, csrf, el, ownersAction, reportActs, section, t, unlocked, when } from "./staff.js";
+import { $, api, backAfterRestart, csrf, el, ownersAction, reportActs, resultLine, section, t, unlocked, when } from "./staff.js";
 
 const EVENTS = {
   device: "A device fails or a touch chip goes silent",
@@ -34,12 +34,7 @@ function notifySection() {
     el("p", { id: "notify-result", class: "message", role: "status", hidden: "" }));
 }
 
-function notifyResult(text, error = false) {
-  const line = $("notify-result");
-  line.textContent = text;
-  line.classList.toggle("error", error);
-  line.hidden = !text;
-}
+const notifyResult = resultLine("notify-result");
 
 function drawNotify(state) {
   $("notify-form").hidden = false;
