@@ -52,10 +52,10 @@ export function readWhen(text) {
     .filter((type) => ["year", "month", "day", "hour", "minute"].includes(type));
   const numbers = (text.match(/\d+/g) || []).map(Number);
   if (numbers.length !== 3 && numbers.length !== 5) return null;  // a day alone, or a day and its time
-  const read = Object.fromEntries(order.map((type, index) => [type, numbers[index] ?? 0]));
-  const date = new Date(read.year, read.month - 1, read.day, read.hour, read.minute);
-  const whole = date.getFullYear() === read.year && date.getMonth() === read.month - 1 && date.getDate() === read.day
-    && date.getHours() === read.hour && date.getMinutes() === read.minute;
+  const given = Object.fromEntries(order.map((type, index) => [type, numbers[index] ?? 0]));
+  const date = new Date(given.year, given.month - 1, given.day, given.hour, given.minute);
+  const whole = date.getFullYear() === given.year && date.getMonth() === given.month - 1 && date.getDate() === given.day
+    && date.getHours() === given.hour && date.getMinutes() === given.minute;
   return whole ? date : null;  // 31/02 or 25:00 is no date, not another one
 }
 export function el(tag, attributes = {}, ...children) {
