@@ -70,7 +70,7 @@ def game_options(parser: argparse.ArgumentParser, every_game: bool = False) -> N
     for choice in offered.values():
         flag = "--" + choice.name.replace("_", "-")
         default = choice.words.get(str(choice.default), choice.default) if choice.kind != "bool" else None
-        said = choice.help if default is None else f"{choice.help} (default: {default})"
+        said = (choice.help if default is None else f"{choice.help} (default: {default})").replace("%", "%%")  # argparse's
         if choice.name == SETUP.name and every_game:  # also the deal of a game dealt from text
             parser.add_argument(flag, metavar="|".join((*choice.values, "TEXT")), help="; ".join(
                 [said, *(told for kind in KINDS if (told := setup_help(kind)) is not None)]))
