@@ -681,7 +681,7 @@ class Nightly:
         except (OSError, BadBackup) as e:
             why = e.phrase if isinstance(e, BadBackup) else Phrase.of(
                 "the nightly backup cannot be made in {path}: {error}", path=str(where), error=e.strerror or str(e))
-            self.failed = str(getattr(e, "strerror", None) or e)  # until one is made: the owner is told (``notices``)
+            self.failed = say(why, "en")  # until one is made: the owner's notification says it (``notices``)
             failed("nightly", why)
             return None
         self.failed = None
