@@ -255,13 +255,11 @@ def test_the_wipe_leaves_no_password_in_the_settings_their_last_good_copy_or_the
     (files / "broker-1.password").write_text("file-password\n")
     (files / "dashboard-1.password").write_text("dashboard-password\n")
     (files / "blocked-words-1.txt").write_text("owls\n")
-    (files / "notify-1.url").write_text("ntfys://owner-token@ntfy.example/cafe-owls\n")
     config = tmp_path / "config.toml"
     config.write_text(STAFF_CONFIG + '[fleet]\nbroker = "mqtts://t1@broker.example:8883"\n'
                       f'table_id = "t1"\npassword_file = "{files / "broker-1.password"}"\n'
                       f'dashboard_password_file = "{files / "dashboard-1.password"}"\n'
-                      f'[night]\nblocked_words = "{files / "blocked-words-1.txt"}"\n'
-                      f'[notify]\nurl_file = "{files / "notify-1.url"}"\n')
+                      f'[night]\nblocked_words = "{files / "blocked-words-1.txt"}"\n')
     good = config.read_text().replace(f'password_file = "{files / "broker-1.password"}"\n', "").replace(
         "mqtts://t1@", f"mqtts://t1:{BROKER_SECRET}@")  # the settings before: the password in the URL
     trial.beside(config, trial.GOOD).write_text(good)
@@ -274,10 +272,10 @@ def test_the_wipe_leaves_no_password_in_the_settings_their_last_good_copy_or_the
 
     wiped = owners_part.wipe(loaded, NoHelper())
 
-    assert wiped == ["broker", "dashboard", "notify", "recovery", "handout", "backups"]
+    assert wiped == ["broker", "dashboard", "recovery", "handout", "backups"]
     for path in (config, trial.beside(config, trial.GOOD)):
         text = path.read_text()
-        assert BROKER_SECRET not in text and ".password" not in text and ".url" not in text, path
+        assert BROKER_SECRET not in text and ".password" not in text, path
         assert 'broker = "mqtts://t1@broker.example:8883"' in text and "blocked-words-1.txt" in text  # the rest kept
     assert sorted(path.name for path in files.iterdir()) == ["blocked-words-1.txt"]
     assert sorted(path.name for path in (tmp_path / "journal").iterdir()) == []

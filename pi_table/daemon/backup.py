@@ -653,7 +653,6 @@ class Nightly:
         self.copies = tuple(copies)  # where else each night's backup goes, off the SD card (``offsite``)
         self.stopped = threading.Event()
         self._thread: threading.Thread | None = None
-        self.failed: str | None = None  # why the last night's backup could not be made, until one is (``notices``)
 
     def due(self) -> bool:
         """Whether no backup was made since the last quiet hour."""
@@ -679,12 +678,9 @@ class Nightly:
             where.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
             write_private(path, data)
         except (OSError, BadBackup) as e:
-            why = e.phrase if isinstance(e, BadBackup) else Phrase.of(
-                "the nightly backup cannot be made in {path}: {error}", path=str(where), error=e.strerror or str(e))
-            self.failed = say(why, "en")  # until one is made: the owner's notification says it (``notices``)
-            failed("nightly", why)
+            failed("nightly", e.phrase if isinstance(e, BadBackup) else Phrase.of(
+                "the nightly backup cannot be made in {path}: {error}", path=str(where), error=e.strerror or str(e)))
             return None
-        self.failed = None
         prune(where, self.keep, self.most)
         log.info("nightly backup %s (%s MB)", path, _mb(len(data)))
         for copy in self.copies:

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from ..table import Session
     from ..web import Companion
     from ..web.auth import Recovery
-    from ..web.sections.notify import Notices
     from ..web.sections.security import Updates
     from ..web.sections.setup import SetupDesk
     from .broker_desk import BrokerDesk
@@ -58,10 +57,6 @@ class Table(Protocol):
     @property
     def first_boot(self) -> SetupDesk | None:
         """Its FirstBoot, while the table awaits its set-up."""
-
-    @property
-    def notices(self) -> Notices | None:
-        """Its owner's notifications (made at READY, by the table that holds the journal)."""
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]: ...
 
@@ -120,10 +115,6 @@ class StaffDesk:
         security = self.daemon.security
         assert security is not None  # made at READY, before the pages open
         return security
-
-    @property
-    def notices(self) -> Notices | None:
-        return self.daemon.notices
 
     @property
     def broker(self) -> BrokerDesk:

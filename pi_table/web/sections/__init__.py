@@ -24,7 +24,6 @@ from .health import HealthSection
 from .keys import KeysSection
 from .network import NetworkSection
 from .night import NightSection
-from .notify import NotifySection
 from .offsite import OffsiteSection
 from .owner import OwnerSection
 from .pin import PinSection
@@ -50,7 +49,6 @@ SECTIONS: dict[str, type[Section[Any]]] = {
         KeysSection,
         BrokerSection,
         DashboardSection,
-        NotifySection,
         NetworkSection,
         SetupPage,
     )
