@@ -217,7 +217,7 @@ def test_every_owners_secret_is_in_the_part_the_reset_wipes_or_kept_with_why():
     file read by the service alone) or a file of the owner's in the journal folder is in it, or
     kept with why; every piece it wipes has its words in the notice."""
     from pi_table.config.schema import OPTIONS
-    from pi_table.daemon import broker_desk, offsite, owners_part
+    from pi_table.daemon import broker_desk, owners_part
     from pi_table.daemon.owner_notice import PART
     from pi_table.web import roles
 
@@ -225,7 +225,7 @@ def test_every_owners_secret_is_in_the_part_the_reset_wipes_or_kept_with_why():
     assert secret >= {"fleet.broker", "fleet.password_file", "fleet.key", "fleet.dashboard_password_file", "web.tls_key"}
     assert secret <= set(owners_part.SETTINGS) | set(owners_part.KEPT)
     assert not set(owners_part.SETTINGS) & set(owners_part.KEPT)
-    owners_files = {roles.OWNER_FILE, roles.RECOVERY_FILE, broker_desk.HANDOUT, offsite.PLACE_FILE}
+    owners_files = {roles.OWNER_FILE, roles.RECOVERY_FILE, broker_desk.HANDOUT}
     assert owners_files <= set(owners_part.JOURNAL_FILES) | set(owners_part.KEPT)
     pieces = {*owners_part.SETTINGS.values(), *owners_part.JOURNAL_FILES.values(), "backups", "keys", "cafe_broker"}
     assert pieces == set(PART)

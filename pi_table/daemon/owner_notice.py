@@ -20,7 +20,6 @@ PART = {
     "dashboard": N_("the fleet dashboard's broker password"),
     "recovery": N_("the recovery code"),
     "handout": N_("the café's tables' passwords still to hand out"),
-    "offsite": N_("the network place the backups are copied to, and its password"),
     "backups": N_("the nightly backups"),
     "keys": N_("the release keys the owner added"),
     "cafe_broker": N_("the café's broker's passwords"),

@@ -11,8 +11,7 @@ The part, each piece by the name the notice says it by:
   in its file, the fleet dashboard's broker password; emptied in the configuration and in its
   last good copy (which a rollback would put back), and the files that held them removed;
 - the owner's files in the journal folder (``JOURNAL_FILES``): the recovery code's hash, the café's
-  tables' passwords still to hand out (``broker_desk``), the network place the backups are copied to
-  with its password (``offsite``);
+  tables' passwords still to hand out (``broker_desk``);
 - the nightly backups (each holds the settings as they were);
 - what root holds, through the root helper's ``owner-wipe``: the release keys the owner added from
   the staff page and the café's broker's passwords (``release.helper``).
@@ -36,7 +35,7 @@ from ..engine.phrase import Text
 from ..files import replace_file
 from ..release.layout import Releases, act_note
 from ..web.roles import RECOVERY_FILE
-from . import backup, offsite, owner_files
+from . import backup, owner_files
 from .broker_desk import HANDOUT
 from .owner_notice import PART
 
@@ -49,7 +48,7 @@ SETTINGS = {BROKER: "broker", PASSWORD_FILE: "broker", "fleet.cert": "broker", "
             DASHBOARD_PASSWORD: "dashboard"}
 """The settings that hold a password (the broker's URL) or name a file that does, or the table's
 client key for the broker (with its certificate), by the piece of the part each is."""
-JOURNAL_FILES = {RECOVERY_FILE: "recovery", HANDOUT: "handout", offsite.PLACE_FILE: "offsite"}
+JOURNAL_FILES = {RECOVERY_FILE: "recovery", HANDOUT: "handout"}
 """The owner's files in the journal folder, by the piece of the part each is."""
 KEPT = {
     "web.tls_key": "the https key: the table's identity to the phones, shown on no page and sent nowhere; a new "
@@ -86,7 +85,6 @@ def wipe(config: Config, helper: RootHelper, wait_s: float = WAIT_S) -> list[str
         if (journal / name).exists():
             (journal / name).unlink()
             wiped.append(piece)
-    (backup.folder(config) / offsite.NOTE).unlink(missing_ok=True)  # where the place was: the new owner's own
     nightly = backup.kept(backup.folder(config))
     for path in nightly:
         path.unlink(missing_ok=True)

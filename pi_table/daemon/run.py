@@ -245,24 +245,11 @@ class Daemon:
         else:
             threading.Thread(target=self.restarts.settle, name="settle", daemon=True).start()
         if self.lock is not None:
-            from . import offsite
             from .backup import Nightly
 
-            self.nightly = Nightly(self.config, copies=(offsite.send, self._to_stick))
+            self.nightly = Nightly(self.config)
             self.nightly.start()
             self.security.start()
-
-    def _to_stick(self, config: Config, made: Path) -> None:
-        """The night's backup written to a USB stick too, by the root helper, which finds the stick
-        itself (``release.stick``): asked when this table has a helper, and a failure to ask told."""
-        desk = self.staff_desk
-        if desk is None or desk.helper_missing() is not None:
-            return
-        from ..release.stick import ACT
-        from .backup import failed
-
-        if (problem := desk.ask(ACT)) is not None:
-            failed("stick", problem)
 
     # --- [fleet]: the table's reports to an MQTT broker (pi_table/fleet/reporter.py) ---
 

@@ -24,7 +24,6 @@ from .health import HealthSection
 from .keys import KeysSection
 from .network import NetworkSection
 from .night import NightSection
-from .offsite import OffsiteSection
 from .owner import OwnerSection
 from .pin import PinSection
 from .power import PowerSection
@@ -38,7 +37,6 @@ SECTIONS: dict[str, type[Section[Any]]] = {
         HealthSection,
         OwnerSection,
         CareSection,
-        OffsiteSection,
         FilesSection,
         CheckupSection,
         PinSection,
