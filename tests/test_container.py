@@ -41,6 +41,8 @@ from pathlib import Path
 
 import pytest
 
+from pi_table.web.sections.care import RESTORING
+
 from helpers import (
     OWNER_PASSPHRASE,
     STAFF_PIN,
@@ -542,7 +544,7 @@ def test_a_restore_from_the_staff_page_is_kept_when_healthy_and_rolled_back_when
     assert "length_s = 95" in config.read_text()
     status, answer = upload(staff, "/staff/api/restore?check", good)
     assert status == 200 and any("timer.length_s" in each for each in answer["replaces"])
-    assert upload(staff, "/staff/api/restore", good) == (200, {"ok": True, "restarting": True})
+    assert upload(staff, "/staff/api/restore", good) == (200, {"ok": True, "restarting": True, "said": RESTORING})
     restarts = int(before["NRestarts"]) + 1
     container.active(restarts=restarts)
     staff = container.wait_for(lambda: as_owner_once_answering(Staff(f"http://127.0.0.1:{PORT}")), "the staff page", 30)
@@ -556,7 +558,7 @@ def test_a_restore_from_the_staff_page_is_kept_when_healthy_and_rolled_back_when
                   "from pi_table.daemon import backup; "
                   "Path(\"/var/tmp/moved.tar.gz\").write_bytes(backup.make(load_config(Path(\"/var/tmp/moved.toml\"))))'")
     moved = (container.merged / "var/tmp/moved.tar.gz").read_bytes()
-    assert upload(staff, "/staff/api/restore", moved) == (200, {"ok": True, "restarting": True})  # the port is free now
+    assert upload(staff, "/staff/api/restore", moved) == (200, {"ok": True, "restarting": True, "said": RESTORING})  # the port is free now
     squatter = socket.socket()
     squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     squatter.bind(("0.0.0.0", port))  # and taken before the restart (systemd's RestartSec=2)
