@@ -497,7 +497,7 @@ class Section(Generic[Part]):
         """Where the staff page sends a phone instead, while this section says so (the set-up page)."""
         return None
 
-    def run_restarting(self) -> float | None:
+    def restarting_run(self) -> float | None:
         """When the run this section's owner's act starts began, while this start is that run's
         restart of the table by the root helper's hand (``acts.ActNotes.carried``); else None."""
         return None
@@ -783,7 +783,7 @@ class StaffPage:
         """The unlock an owner's act carried across the restart it asked for (``acts``), back on
         its session, if the owner's passphrase is the one it was given with."""
         carried = self.acts.carried({section.name: began for section in self.sections
-                                     if (began := section.run_restarting()) is not None})
+                                     if (began := section.restarting_run()) is not None})
         stored = self.owner.secret()
         if carried is None or stored is None:
             return

@@ -82,7 +82,7 @@ class SecuritySection(Section[Table]):
     def heeded(self, lang: str) -> list[dict[str, str]]:
         return self.updates.attention(lang)
 
-    def run_restarting(self) -> float | None:
+    def restarting_run(self) -> float | None:
         return self.updates.restarting_run()
 
     async def _view(self, request: web.Request, session: Session) -> web.Response:
