@@ -12,7 +12,7 @@ import pytest
 
 import pi_table
 
-from helpers import parsed
+from helpers import ROOT, parsed
 
 PACKAGE = Path(pi_table.__file__).parent
 FIRMWARE = Path(pi_table.firmware.__file__).parent  # firmware/, mapped into the package
@@ -195,7 +195,7 @@ def test_every_error_the_table_raises_has_one_root():
     import inspect
     import pkgutil
 
-    from pi_table.errors import PiTableError
+    from pi_table.errors import PiTableError, PiTableWarning
 
     strays = []
     for module in pkgutil.walk_packages(pi_table.__path__, "pi_table."):
@@ -204,9 +204,71 @@ def test_every_error_the_table_raises_has_one_root():
         loaded = importlib.import_module(module.name)
         for name, value in vars(loaded).items():
             if inspect.isclass(value) and issubclass(value, BaseException) and value.__module__ == module.name \
-                    and not issubclass(value, PiTableError):
+                    and not issubclass(value, PiTableWarning if issubclass(value, Warning) else PiTableError):
                 strays.append(f"{module.name}.{name}")
     assert strays == []
+
+
+def warnings_given_unrooted(paths: list[Path]) -> list[str]:
+    """``file:line`` and what is wrong, for each warning class of ours not under ``PiTableWarning``
+    and each ``warnings.warn`` whose category is not one of ours under it: a built-in one
+    (``UserWarning``, ``RuntimeWarning``...), or none, which is ``UserWarning``. Read from the
+    code, so a warning given only on a Pi or in a failure is held too."""
+    import builtins
+
+    def name(node: ast.expr) -> str | None:
+        return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+
+    bases = {node.name: [name(base) for base in node.bases]
+             for path in paths for node in ast.walk(parsed(path)) if isinstance(node, ast.ClassDef)}
+
+    def rooted(cls: str | None, seen: frozenset[str] = frozenset()) -> bool:
+        return cls == "PiTableWarning" or (cls in bases and cls not in seen
+                                           and any(rooted(base, seen | {cls}) for base in bases[cls]))
+
+    def built_in_warning(cls: str | None) -> bool:
+        found = getattr(builtins, cls or "", None)
+        return isinstance(found, type) and issubclass(found, Warning)
+
+    found = []
+    for path in paths:
+        for node in ast.walk(parsed(path)):
+            where = f"{path}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.ClassDef) and node.name != "PiTableWarning" \
+                    and any(built_in_warning(base) for base in bases[node.name]) and not rooted(node.name):
+                found.append(f"{where} class {node.name} is not under PiTableWarning")
+            if isinstance(node, ast.Call) and name(node.func) == "warn" and node.args:
+                given = node.args[1] if len(node.args) > 1 else next(
+                    (k.value for k in node.keywords if k.arg == "category"), None)
+                if given is None and isinstance(node.args[0], ast.Call):
+                    given = node.args[0].func  # warn(SomeWarning("...")): the instance says its category
+                category = "UserWarning" if given is None else name(given)
+                if not rooted(category):
+                    found.append(f"{where} warns with {category}, not a warning under PiTableWarning")
+    return found
+
+
+def test_every_warning_the_table_gives_has_one_root():
+    """As gpiozero's GPIOZeroWarning: a warning of the table's own (or its tests' and tools') is a
+    ``PiTableWarning``, so a filter can tell it from a library's."""
+    paths = [path for path, _ in modules()] + sorted((ROOT / "tests").rglob("*.py")) + sorted((ROOT / "tools").glob("*.py"))
+    assert warnings_given_unrooted(paths) == []
+
+
+def test_a_warning_of_a_built_in_category_is_found(tmp_path):
+    """The reader finds each way of giving an unrooted warning, and passes the rooted ones."""
+    code = tmp_path / "given.py"
+    code.write_text(
+        "import warnings\nfrom pi_table.errors import PiTableWarning\n"
+        "class Ours(PiTableWarning, UserWarning): pass\nclass Loose(UserWarning): pass\n"
+        "warnings.warn('plain')\nwarnings.warn('slow', RuntimeWarning)\nwarnings.warn('old', category=DeprecationWarning)\n"
+        "warnings.warn(Loose('loose'))\nwarnings.warn(Ours('ours'))\nwarnings.warn('ours', Ours)\n")
+    found = [line.split(" ", 1)[1] for line in warnings_given_unrooted([code])]
+    assert found == ["class Loose is not under PiTableWarning",
+                     "warns with UserWarning, not a warning under PiTableWarning",
+                     "warns with RuntimeWarning, not a warning under PiTableWarning",
+                     "warns with DeprecationWarning, not a warning under PiTableWarning",
+                     "warns with Loose, not a warning under PiTableWarning"]
 
 
 def names_read_second_hand() -> list[str]:
