@@ -62,6 +62,7 @@ class Choice:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS_OF_VALUE:
+            # a programming error: a description written wrong, met at its import
             raise ValueError(f"option {self.name}: a kind is one of {', '.join(KINDS_OF_VALUE)}, not {self.kind!r}")
 
 
@@ -87,6 +88,7 @@ class Cards:
 
     def __post_init__(self) -> None:
         if self.first + self.second + self.bystanders + self.assassins + self.dark != CELLS or self.dark not in (0, 1):
+            # a programming error: a description written wrong, met at its import
             raise ValueError(f"a key's cards and at most one dark cell fill its {CELLS} cells, not {self}")
 
 
@@ -130,8 +132,9 @@ class Description:
 
     def __post_init__(self) -> None:
         if self.teams not in (1, 2) or self.cooperative != (self.teams == 1) or (self.rated and self.teams != 2):
+            # a programming error: a description written wrong, met at its import
             raise ValueError(f"{self.title}: two teams play against each other, or one cooperatively, and only two are "
                              f"rated; not {self.teams} team(s), cooperative {self.cooperative}, rated {self.rated}")
         if self.nouns is not None and self.nouns not in NOUNS:
             raise ValueError(f"{self.title}: a game's nouns are among NOUNS (the sentences have a version for each), "
-                             f"not {self.nouns}")
+                             f"not {self.nouns}")  # a programming error: a description written wrong, met at its import
