@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from .endings import Termination
 from .keys import ASSASSIN, BLUE_AGENT, BYSTANDER, CELLS, RED_AGENT
 from .phrase import N_
 
@@ -116,7 +117,9 @@ class Description:
     who take the key's starting colour, the view's ``start``, against a simulated opponent, and
     win or lose together); ``score`` what a win scores, None for a game won without one;
     ``rated`` whether a game night counts it in its standings (a game between two of its
-    teams); ``cards`` a grid game's key's cards (None for a game without a key of letters)."""
+    teams); ``cards`` a grid game's key's cards (None for a game without a key of letters);
+    ``endings`` the ways to end it has of its own, beside ``endings.SHARED`` (the history, the
+    fleet and the night read them as they read its options)."""
 
     title: str
     nouns: Nouns | None = None
@@ -129,6 +132,7 @@ class Description:
     score: Score | None = None
     rated: bool = True
     cards: Cards | None = None
+    endings: tuple[Termination, ...] = ()
 
     def __post_init__(self) -> None:
         if self.teams not in (1, 2) or self.cooperative != (self.teams == 1) or (self.rated and self.teams != 2):
