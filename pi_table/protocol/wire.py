@@ -33,8 +33,9 @@ except ImportError:  # on the board, which has only this package's codec (firmwa
 
 class BadMessage(PiTableError, ValueError):
     """A frame's payload, a message's fields or its text form that the protocol does not allow.
-    On the Pi the table's error (``except PiTableError``); on the board, whose MicroPython takes
-    one built-in base per class, a ValueError alone: ``object`` stands in for the root there."""
+    On the Pi the table's error (``except PiTableError``); on the board, whose CircuitPython (a
+    MicroPython) takes one built-in base per class, a ValueError alone: ``object`` stands in for
+    the root there."""
 
 
 def crc16(data, crc=0xFFFF):
