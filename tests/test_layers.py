@@ -237,7 +237,7 @@ def warnings_given_unrooted(paths: list[Path]) -> list[str]:
             if isinstance(node, ast.ClassDef) and node.name != "PiTableWarning" \
                     and any(built_in_warning(base) for base in bases[node.name]) and not rooted(node.name):
                 found.append(f"{where} class {node.name} is not under PiTableWarning")
-            if isinstance(node, ast.Call) and name(node.func) == "warn" and node.args:
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in ("warnings.warn", "warn") and node.args:
                 given = node.args[1] if len(node.args) > 1 else next(
                     (k.value for k in node.keywords if k.arg == "category"), None)
                 if given is None and isinstance(node.args[0], ast.Call):
@@ -350,7 +350,7 @@ def test_a_warning_of_a_built_in_category_is_found(tmp_path):
         "import warnings\nfrom pi_table.errors import PiTableWarning\n"
         "class Ours(PiTableWarning, UserWarning): pass\nclass Loose(UserWarning): pass\n"
         "warnings.warn('plain')\nwarnings.warn('slow', RuntimeWarning)\nwarnings.warn('old', category=DeprecationWarning)\n"
-        "warnings.warn(Loose('loose'))\nwarnings.warn(Ours('ours'))\nwarnings.warn('ours', Ours)\n")
+        "warnings.warn(Loose('loose'))\nwarnings.warn(Ours('ours'))\nwarnings.warn('ours', Ours)\nlog.warn('a log line')\n")
     found = [line.split(" ", 1)[1] for line in warnings_given_unrooted([code])]
     assert found == ["class Loose is not under PiTableWarning",
                      "warns with UserWarning, not a warning under PiTableWarning",
