@@ -30,7 +30,7 @@ from pi_table.cli import options as cli_options
 from pi_table.engine import Codenames, InvalidRules, Rules, make_game
 from pi_table.engine import games as engine_games
 from pi_table.engine.described import Cards
-from pi_table.engine.endings import UnknownTermination
+from pi_table.engine.endings import Termination, UnknownTermination
 from pi_table.fleet import schema as fleet_schema
 from pi_table.hal import NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch
 from pi_table.night import games as night_games
@@ -684,6 +684,11 @@ def test_a_games_own_way_to_end_is_played_said_and_read_with_no_line_of_the_shar
     recorded = night_games.from_view("g1", "t1", ("Lupi", "Orsi"), view, 1, 0.0)
     assert recorded is not None and night_games.Game.from_json(recorded.to_json()).termination is TOKENS_SPENT
     assert fleet_schema.TERMINATION.fits("tokens_spent")
+    impostor = replace(WithTokens.description, endings=(Termination("assassin", "an assassin of its own"),))
+    monkeypatch.setitem(engine_games.GAMES, "impostor", replace(engine_games.GAMES[WithTokens.name], name="impostor",
+                                                                 description=impostor))
+    with pytest.raises(ValueError, match="impostor's way to end 'assassin' has the code of another"):
+        engine_games.terminations()
     monkeypatch.undo()
     assert not fleet_schema.TERMINATION.fits("tokens_spent")
     with pytest.raises(UnknownTermination, match="a game's termination is one of all_agents_found"):

@@ -155,11 +155,14 @@ def choices() -> tuple[Choice, ...]:
 
 def terminations() -> tuple[Termination, ...]:
     """Every way a game ends: the shared ones, then each registered game's own (its description's
-    ``endings``), once each: what the history, the fleet and the night may name."""
-    found = dict.fromkeys(SHARED)
+    ``endings``), once each: what the history, the fleet and the night may name. Games may share
+    one, never a code: a history could not tell which was meant."""
+    found = {ending.value: ending for ending in SHARED}
     for game in GAMES.values():
-        found.update(dict.fromkeys(game.description.endings))
-    return tuple(found)
+        for ending in game.description.endings:
+            if found.setdefault(ending.value, ending) is not ending:  # a programming error: a code taken twice
+                raise ValueError(f"{game.name}'s way to end {ending.value!r} has the code of another")
+    return tuple(found.values())
 
 
 def termination(code: object) -> Termination:
