@@ -46,6 +46,7 @@ microcontroller.watchdog.mode = WatchDogMode.RESET
 
 port = usb_cdc.data
 if port is None:
+    # the watchdog restarts the board
     raise RuntimeError("no USB data port: boot.py has not run since it was copied; the watchdog resets")
 port.timeout = 0  # read returns at once with what is there
 port.write_timeout = 0  # write never waits for a host that has gone; TouchBoard finishes a frame cut short

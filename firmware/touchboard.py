@@ -165,6 +165,7 @@ def configure_chip(chip, thresholds):
         time.sleep(0.001)  # as the driver waits after its own reset
         device.write_then_readinto(bytes([CONFIG2]), answer)
     if answer[0] != CONFIG2_AFTER_RESET:
+        # as the real driver does, for the same handler
         raise RuntimeError("chip did not take the soft reset: CONFIG2 reads 0x{:02x}".format(answer[0]))
     settings = [(register, bytes([value])) for _name, register, value in CHIP_SETTINGS]
     write_stopped(chip, [(TOUCH_THRESHOLDS, _threshold_bytes(thresholds))] + settings)
@@ -333,6 +334,7 @@ class Bus:
 
     def _bus(self):
         if self.i2c is None:
+            # as the real bus does, for the same handler
             raise OSError(5, "no I2C bus: {}".format(self.problem))  # 5: EIO
         return self.i2c
 

@@ -54,6 +54,8 @@ from pathlib import Path
 
 import pytest
 
+from pi_table.errors import PiTableWarning
+
 from helpers import OWNER_PASSPHRASE, STAFF_PIN, Staff, as_owner_once_answering, require_tools, staff_login, wait_for
 
 pytestmark = pytest.mark.emulated_pi
@@ -78,7 +80,7 @@ def log(line: str) -> None:
     print(f"emulated pi: {line}", file=sys.stderr, flush=True)
 
 
-class BootRetried(UserWarning):
+class BootRetried(PiTableWarning, UserWarning):
     """A boot cut and tried once more for the emulator's own reasons: pytest's warnings summary
     shows each, so a run that needed one says so even when it passes."""
 

@@ -10,7 +10,8 @@ import pytest
 from pi_table.engine import Rules, Team, Termination, make_game
 from pi_table.engine.codex import Codex
 from pi_table.engine.codex_actions import parse_codex_action
-from pi_table.engine.endings import TEAM_SENTENCES, WORDS
+from pi_table.engine.endings import SHARED
+from pi_table.engine.games import terminations
 from pi_table.table import Session, history
 from pi_table.ui.i18n import say, translation
 
@@ -67,7 +68,7 @@ def test_every_end_of_a_team_game_is_a_termination(play, rules, key, actions, te
     state, view = played.state, played.view
     assert (state.termination, state.ended_by, view["termination"]) == (termination, by, termination.value)
     assert (view["winner"], view["losers"], view["reason"]) == (winner, losers, reason)
-    assert state.reason == TEAM_SENTENCES[termination](by)  # the sentence is made from the code, never kept
+    assert termination.said is not None and state.reason == termination.said(by)  # made from the code, never kept
     ending = played.game.ending(state)
     assert ending is not None and ending.to_json() == {"termination": termination.value, "winner": winner,
                                                        "losers": losers, "score": view["score"]}
@@ -105,14 +106,13 @@ def test_a_right_code_ends_codex_as_code_entered():
 
 def test_every_termination_is_reached_by_some_game():
     """The list is the engines' game-end paths, no more: each code is one a game returns."""
-    assert {case[4] for case in ENDS} | {Termination.CODE_ENTERED} == set(Termination)
-    assert set(TEAM_SENTENCES) == set(Termination) - {Termination.CODE_ENTERED}  # Codex says its own, with the agent
+    assert {case[4] for case in ENDS} | {Termination.CODE_ENTERED} == set(SHARED) == set(terminations())
+    assert {t for t in SHARED if t.said is not None} == set(SHARED) - {Termination.CODE_ENTERED}  # Codex says its own
 
 
 def test_every_termination_has_a_name_a_reader_translates():
-    assert set(WORDS) == set(Termination)
     italian = translation("it").gettext
-    assert all(italian(WORDS[termination]) != WORDS[termination] for termination in Termination)
+    assert all(italian(termination.words) != termination.words for termination in terminations())
 
 
 def test_the_history_carries_the_code_and_says_the_reason_in_each_language(tmp_path):

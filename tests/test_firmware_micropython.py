@@ -355,6 +355,27 @@ def test_a_chip_holding_sda_low_is_freed_by_nine_clocks_and_a_stop(micropython, 
     assert deaf.pad_seconds() <= 3 * touchboard.PINS * 2 * STEP_MS / 1000  # a step or two at most
 
 
+@pytest.mark.tool
+def test_the_codec_refuses_a_message_on_the_board_as_a_value_error(micropython, tmp_path):
+    """On the Pi a refused message is the table's error and a ValueError; the board's MicroPython
+    takes one built-in base per class and has not the package's errors: there it is a ValueError
+    alone, which the board's decoder catches as the Pi's does."""
+    folder = tmp_path / "CIRCUITPY"
+    for source, target in deploy.plan(folder):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    script = ("from pi_table.protocol import wire\n"
+              "try:\n    wire.parse_text('ping token=x')\nexcept ValueError as e:\n"
+              "    print(type(e).__name__, issubclass(wire.BadMessage, ValueError))\n"
+              "decoder = wire.Decoder()\nframe = bytearray(wire.encode(wire.Ping(7), 0))\nframe[3] = 0x7E\n"
+              "frame[-2:] = bytes([wire.crc16(frame[1:-2]) >> 8, wire.crc16(frame[1:-2]) & 0xFF])\n"
+              "print(decoder.feed(bytes(frame)), decoder.bad_frames)")
+    done = subprocess.run(["node", str(STANDS_IN / "run.mjs"), str(micropython / "package" / "micropython.mjs"),
+                           str(folder), script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.stdout.splitlines() == ["BadMessage True", "[] 1"]
+
+
 def test_the_readme_installs_the_driver_the_firmware_is_tested_with():
     readme = (ROOT / "firmware" / "README.md").read_text()
     for project, version in DRIVERS:

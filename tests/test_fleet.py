@@ -22,7 +22,8 @@ from paho.mqtt.properties import Properties
 
 from pi_table.config import ConfigError, parse_config
 from pi_table.config import broker as broker_config
-from pi_table.engine import EndTurn, Guess, Termination
+from pi_table.engine import EndTurn, Guess
+from pi_table.engine.games import terminations
 from pi_table.engine.phrase import Text
 from pi_table.fleet.broker import LocalBroker
 from pi_table.fleet.reporter import MAX_QUEUED, CommandRefused, Reporter, parse_command, status_message
@@ -296,7 +297,7 @@ def test_a_game_played_to_the_end_is_reported_with_its_result_and_length(broker,
         over = watch.wait("pi-table/t1/events", lambda value: value.get("event") == "game_over", "game over")
         assert over["winner"] in ("red", "blue") and over["duration_s"] >= 0 and over["game_id"] == table.daemon.session.id
         ended = table.daemon.session.state.termination
-        assert over["termination"] == ended and ended in set(Termination) and over["score"] is None  # no cooperative game
+        assert over["termination"] == ended and ended in terminations() and over["score"] is None  # no cooperative game
         status = watch.wait("pi-table/t1/status", lambda value: value["over"] and value["state"]["winner"] == over["winner"],
                             "the status of the finished game")
         assert status["termination"] == status["state"]["termination"] == ended

@@ -14,7 +14,8 @@ import random
 import re
 import subprocess
 import sys
-from dataclasses import dataclass, replace
+import types
+from dataclasses import replace
 from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # the screen's painter draws offscreen
@@ -28,8 +29,11 @@ from pi_table.cli import games as cli_games
 from pi_table.cli import options as cli_options
 from pi_table.engine import Codenames, InvalidRules, Rules, make_game
 from pi_table.engine import games as engine_games
-from pi_table.engine.described import Cards, Choice
+from pi_table.engine.described import Cards
+from pi_table.engine.endings import Termination, UnknownTermination
+from pi_table.fleet import schema as fleet_schema
 from pi_table.hal import NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch
+from pi_table.night import games as night_games
 from pi_table.sim import terminals as sim_terminals
 from pi_table.sim.terminal import Painter, Terminal, interactive
 from pi_table.sim.terminals import terminal
@@ -48,7 +52,7 @@ from pi_table.ui.screen import MENU_SLOTS, Mode
 from pi_table.ui.screens import ScreenPainter
 from pi_table.web import games as web_games
 
-from helpers import Staff, parsed
+from helpers import ROOT, Staff, parsed
 from helpers import StaffTable as InProcessTable
 
 PACKAGE = Path(pi_table.__file__).parent
@@ -623,22 +627,24 @@ def test_the_menu_lays_out_any_number_of_games(monkeypatch, warned):
 # --- a game's own option: its rules class, its description, no command-line line -----------------
 
 
-@dataclass(frozen=True, slots=True)
-class TokenRules(Rules):
-    """A game's own rules, for the test: Codenames' with timer tokens."""
-
-    tokens: int = 9
+GUIDE = ROOT / "docs" / "dev" / "adding-a-game.md"
 
 
-TOKENS = Choice("tokens", "int", 9, "Timer tokens", "timer tokens, 1 to 15", span=(1, 15))
+def the_guides_game() -> types.ModuleType:
+    """The module docs/dev/adding-a-game.md writes for a game with an option and a way to end of
+    its own (the first block of Python under that heading), loaded as ``pi_table/engine/tokens.py``
+    would be: what the guide shows is what these tests play."""
+    section = GUIDE.read_text(encoding="utf-8").split("## An option and a way to end of its own\n", 1)[1]
+    source = section.split("```python\n", 1)[1].split("```", 1)[0]
+    module = types.ModuleType("the_guides_tokens")
+    module.__package__ = "pi_table.engine"  # its relative imports, as in its room
+    sys.modules[module.__name__] = module  # where dataclasses look its names up
+    exec(compile(source, str(GUIDE), "exec"), module.__dict__)  # noqa: S102 (the checkout's own guide)
+    return module
 
 
-class WithTokens(Codenames):
-    """Codenames with an option of its own, carried by its own rules class."""
-
-    name = "codenames-tokens"
-    description = replace(Codenames.description, title="Codenames with tokens",
-                          options=(*Codenames.description.options, TOKENS))
+TOKENS_GAME = the_guides_game()
+TokenRules, WithTokens, TOKENS_SPENT = TOKENS_GAME.TokenRules, TOKENS_GAME.WithTokens, TOKENS_GAME.TOKENS_SPENT
 
 
 def test_a_games_own_option_reaches_its_rules_from_the_command_line_with_no_line_of_its_own(monkeypatch):
@@ -658,3 +664,32 @@ def test_a_games_own_option_reaches_its_rules_from_the_command_line_with_no_line
     with pytest.raises(SystemExit), contextlib.redirect_stderr(io.StringIO()) as said:
         cli_options.refuse_other_games_options(parser, refused)
     assert "--tokens: an option of codenames-tokens; codenames takes" in said.getvalue()
+    with pytest.raises(InvalidRules, match="tokens is a whole number from 1 to 15, not 0"):
+        TokenRules(game=WithTokens.name, tokens=0)
+
+
+def test_a_games_own_way_to_end_is_played_said_and_read_with_no_line_of_the_shared_endings(monkeypatch, play):
+    """Issue 61.3: a game's own ending is made in its module and listed in its description, as its
+    options are; the engine ends the game with it, the sentence is the game's, and what reads a
+    finished game's code (the night's record, the fleet's schema) knows it while the game is
+    registered, and refuses it once it is not. engine/endings.py has no line of it."""
+    monkeypatch.setitem(engine_games.GAMES, WithTokens.name, engine_games.GameEntry.grid(WithTokens, TokenRules))
+    red_starts = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red 0-8, blue 9-16, bystanders 17-23, assassin 24
+    played = play(red_starts, ["clue 3", "touch 17", "clue 1", "touch 18"], TokenRules(game=WithTokens.name, tokens=2))
+    state, view = played.state, played.view
+    assert (state.termination, view["termination"], view["winner"], view["losers"]) == (
+        TOKENS_SPENT, "tokens_spent", "red", ["blue"])
+    assert view["reason"] == "blue spent the last timer token"
+    assert engine_games.termination("tokens_spent") is TOKENS_SPENT and TOKENS_SPENT in engine_games.terminations()
+    recorded = night_games.from_view("g1", "t1", ("Lupi", "Orsi"), view, 1, 0.0)
+    assert recorded is not None and night_games.Game.from_json(recorded.to_json()).termination is TOKENS_SPENT
+    assert fleet_schema.TERMINATION.fits("tokens_spent")
+    impostor = replace(WithTokens.description, endings=(Termination("assassin", "an assassin of its own"),))
+    monkeypatch.setitem(engine_games.GAMES, "impostor", replace(engine_games.GAMES[WithTokens.name], name="impostor",
+                                                                 description=impostor))
+    with pytest.raises(ValueError, match="impostor's way to end 'assassin' has the code of another"):
+        engine_games.terminations()
+    monkeypatch.undo()
+    assert not fleet_schema.TERMINATION.fits("tokens_spent")
+    with pytest.raises(UnknownTermination, match="a game's termination is one of all_agents_found"):
+        engine_games.termination("tokens_spent")

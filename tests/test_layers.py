@@ -12,7 +12,7 @@ import pytest
 
 import pi_table
 
-from helpers import parsed
+from helpers import ROOT, parsed
 
 PACKAGE = Path(pi_table.__file__).parent
 FIRMWARE = Path(pi_table.firmware.__file__).parent  # firmware/, mapped into the package
@@ -195,7 +195,7 @@ def test_every_error_the_table_raises_has_one_root():
     import inspect
     import pkgutil
 
-    from pi_table.errors import PiTableError
+    from pi_table.errors import PiTableError, PiTableWarning
 
     strays = []
     for module in pkgutil.walk_packages(pi_table.__path__, "pi_table."):
@@ -204,9 +204,159 @@ def test_every_error_the_table_raises_has_one_root():
         loaded = importlib.import_module(module.name)
         for name, value in vars(loaded).items():
             if inspect.isclass(value) and issubclass(value, BaseException) and value.__module__ == module.name \
-                    and not issubclass(value, PiTableError):
+                    and not issubclass(value, PiTableWarning if issubclass(value, Warning) else PiTableError):
                 strays.append(f"{module.name}.{name}")
     assert strays == []
+
+
+def warnings_given_unrooted(paths: list[Path]) -> list[str]:
+    """``file:line`` and what is wrong, for each warning class of ours not under ``PiTableWarning``
+    and each ``warnings.warn`` whose category is not one of ours under it: a built-in one
+    (``UserWarning``, ``RuntimeWarning``...), or none, which is ``UserWarning``. Read from the
+    code, so a warning given only on a Pi or in a failure is held too."""
+    import builtins
+
+    def name(node: ast.expr) -> str | None:
+        return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+
+    bases = {node.name: [name(base) for base in node.bases]
+             for path in paths for node in ast.walk(parsed(path)) if isinstance(node, ast.ClassDef)}
+
+    def rooted(cls: str | None, seen: frozenset[str] = frozenset()) -> bool:
+        return cls == "PiTableWarning" or (cls in bases and cls not in seen
+                                           and any(rooted(base, seen | {cls}) for base in bases[cls]))
+
+    def built_in_warning(cls: str | None) -> bool:
+        found = getattr(builtins, cls or "", None)
+        return isinstance(found, type) and issubclass(found, Warning)
+
+    found = []
+    for path in paths:
+        for node in ast.walk(parsed(path)):
+            where = f"{path}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.ClassDef) and node.name != "PiTableWarning" \
+                    and any(built_in_warning(base) for base in bases[node.name]) and not rooted(node.name):
+                found.append(f"{where} class {node.name} is not under PiTableWarning")
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in ("warnings.warn", "warn") and node.args:
+                given = node.args[1] if len(node.args) > 1 else next(
+                    (k.value for k in node.keywords if k.arg == "category"), None)
+                if given is None and isinstance(node.args[0], ast.Call):
+                    given = node.args[0].func  # warn(SomeWarning("...")): the instance says its category
+                category = "UserWarning" if given is None else name(given)
+                if not rooted(category):
+                    found.append(f"{where} warns with {category}, not a warning under PiTableWarning")
+    return found
+
+
+BARE_BY_KIND = {
+    "NotImplementedError": "an abstract method a subclass must give: a programming error by its nature",
+    "SystemExit": "a command's exit status, which the command line means to end on",
+}
+"""The built-in exceptions raised bare whatever the line says, and why."""
+BARE_MARKS = {
+    "a programming error": "an impossible case, a broken invariant or code calling with what it must not: "
+                           "nothing should catch it, and a root would invite a caller to",
+    "as the real": "a stand-in raising what the device or library it stands in for raises, which the code "
+                   "written against that catches",
+    "caught by": "a private helper's error that its caller in the same module catches (the comment names "
+                 "it): it never crosses the module's edge",
+    "the watchdog restarts": "the board's firmware ending: nothing on the board catches it, its watchdog restarts it",
+}
+"""What a comment on a raise's lines (or the line before) says of a bare built-in it raises."""
+
+
+def bare_raises(paths: list[Path]) -> list[str]:
+    """``file:line NAME`` for each raise of a built-in exception (``raise ValueError(...)``) that
+    neither its kind (``BARE_BY_KIND``) nor a comment (``BARE_MARKS``) says is meant bare: an
+    error a caller may catch is a class under ``PiTableError`` (which keeps the built-in base)."""
+    import builtins
+
+    def built_in(node: ast.expr | None) -> type[BaseException] | None:
+        found = getattr(builtins, node.id, None) if isinstance(node, ast.Name) else None
+        return found if isinstance(found, type) and issubclass(found, BaseException) else None
+
+    def walk_in_function(node: ast.AST) -> list[ast.AST]:
+        """``node`` and what is under it but for the functions and classes it defines (their
+        raises leave when they are called, not where the ``try`` is)."""
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return []
+        return [node, *(each for child in ast.iter_child_nodes(node) for each in walk_in_function(child))]
+
+    def caught_around(tree: ast.Module) -> set[ast.Raise]:
+        """The raises in a ``try`` whose own handlers catch them: they never leave the function."""
+        caught = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Try):
+                handled = [built_in(kind) for handler in node.handlers for kind in
+                           (handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type])]
+                for inner in (each for statement in node.body for each in walk_in_function(statement)):
+                    raised = inner.exc.func if isinstance(inner, ast.Raise) and isinstance(inner.exc, ast.Call) \
+                        else getattr(inner, "exc", None)
+                    kind = built_in(raised) if isinstance(inner, ast.Raise) else None
+                    if kind is not None and any(base is not None and issubclass(kind, base) for base in handled):
+                        caught.add(inner)
+        return caught
+
+    found = []
+    for path in paths:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        tree = parsed(path)
+        caught = caught_around(tree)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Raise) or node in caught:
+                continue
+            kind = built_in(node.exc.func if isinstance(node.exc, ast.Call) else node.exc)
+            if kind is None or kind.__name__ in BARE_BY_KIND:
+                continue
+            said = [line.partition("#")[2] for line in lines[max(node.lineno - 2, 0): node.end_lineno]]
+            if not any(mark in comment for mark in BARE_MARKS for comment in said):
+                found.append(f"{path}:{node.lineno} {kind.__name__}")
+    return found
+
+
+def test_every_error_a_caller_may_catch_is_under_the_root():
+    """An error crossing a module's edge (a bad frame, a bad setting, a refused request) is a
+    ``PiTableError``, so ``except PiTableError`` catches every refusal of the table's; a bare
+    built-in is left only where a comment says it is a programming error or a stand-in's, or where
+    the ``try`` around it catches it. The maker's build tools (hardware/) are not the table's."""
+    assert bare_raises([path for path, parts in modules() if parts[0] != "hardware"]) == []
+
+
+def test_a_bare_raise_is_found_unless_said_to_be_meant(tmp_path):
+    code = tmp_path / "raising.py"
+    code.write_text(
+        "from pi_table.errors import PiTableError\nclass Bad(PiTableError, ValueError): pass\n"
+        "def f(x):\n    if x == 1:\n        raise ValueError('one')\n    if x == 2:\n        raise Bad('two')\n"
+        "    if x == 3:\n        raise TypeError(x)  # a programming error: x is checked before\n"
+        "    if x == 4:\n        # as the real bus raises\n        raise OSError(5, 'I/O')\n"
+        "    if x == 5:\n        raise RuntimeError\n    try:\n        raise ValueError(x)\n    except (OSError, ValueError):\n"
+        "        pass\n    try:\n        raise KeyError(x)\n    except ValueError:\n        pass\n    try:\n"
+        "        def g():\n            raise ValueError(x)\n    except ValueError:\n        pass\n    raise NotImplementedError\n")
+    assert [line.split(":", 1)[1] for line in bare_raises([code])] == ["5 ValueError", "14 RuntimeError", "20 KeyError",
+                                                                        "25 ValueError"]
+
+
+def test_every_warning_the_table_gives_has_one_root():
+    """As gpiozero's GPIOZeroWarning: a warning of the table's own (or its tests' and tools') is a
+    ``PiTableWarning``, so a filter can tell it from a library's."""
+    paths = [path for path, _ in modules()] + sorted((ROOT / "tests").rglob("*.py")) + sorted((ROOT / "tools").glob("*.py"))
+    assert warnings_given_unrooted(paths) == []
+
+
+def test_a_warning_of_a_built_in_category_is_found(tmp_path):
+    """The reader finds each way of giving an unrooted warning, and passes the rooted ones."""
+    code = tmp_path / "given.py"
+    code.write_text(
+        "import warnings\nfrom pi_table.errors import PiTableWarning\n"
+        "class Ours(PiTableWarning, UserWarning): pass\nclass Loose(UserWarning): pass\n"
+        "warnings.warn('plain')\nwarnings.warn('slow', RuntimeWarning)\nwarnings.warn('old', category=DeprecationWarning)\n"
+        "warnings.warn(Loose('loose'))\nwarnings.warn(Ours('ours'))\nwarnings.warn('ours', Ours)\nlog.warn('a log line')\n")
+    found = [line.split(" ", 1)[1] for line in warnings_given_unrooted([code])]
+    assert found == ["class Loose is not under PiTableWarning",
+                     "warns with UserWarning, not a warning under PiTableWarning",
+                     "warns with RuntimeWarning, not a warning under PiTableWarning",
+                     "warns with DeprecationWarning, not a warning under PiTableWarning",
+                     "warns with Loose, not a warning under PiTableWarning"]
 
 
 def names_read_second_hand() -> list[str]:

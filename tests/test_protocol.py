@@ -209,7 +209,8 @@ def test_random_bytes_yield_no_touch():
 
 def test_the_wire_module_uses_only_what_circuitpython_has():
     """The board runs this very file: its types live in comments, and the typing names it
-    needs are imported only under TYPE_CHECKING, which is False when it runs."""
+    needs are imported only under TYPE_CHECKING, which is False when it runs. The one other
+    import is the errors' root, tried: the board has not the module, and goes on without it."""
     import ast
     from pathlib import Path
 
@@ -217,9 +218,13 @@ def test_the_wire_module_uses_only_what_circuitpython_has():
     guarded = {id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
                and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING"
                for node in ast.walk(block)}
+    tried = {id(node) for block in ast.walk(tree) if isinstance(block, ast.Try)
+             and [ast.unparse(handler.type) for handler in block.handlers if handler.type] == ["ImportError"]
+             for node in block.body if isinstance(node, ast.ImportFrom) and node.level == 2 and node.module == "errors"}
+    assert len(tried) == 1
     offences = []
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in guarded:
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in guarded | tried:
             offences.append(f"line {node.lineno}: an import")
         elif isinstance(node, ast.AnnAssign) or isinstance(node, ast.arg) and node.annotation is not None:
             offences.append(f"line {node.lineno}: an annotation")
@@ -227,3 +232,15 @@ def test_the_wire_module_uses_only_what_circuitpython_has():
             offences.append(f"line {node.lineno}: a return annotation")
     assert offences == []
     assert wire.TYPE_CHECKING is False
+
+
+def test_a_message_the_protocol_refuses_is_the_tables_error_and_a_value_error():
+    """``except PiTableError`` catches a bad frame or text form on the Pi; the decoder, and the
+    board, whose BadMessage is a ValueError alone, catch it as a ValueError."""
+    from pi_table.errors import PiTableError
+
+    for bad in (lambda: wire.parse_text("touch counter=x mask=0x1"), lambda: wire.decode_message(0x7E, b""),
+                lambda: wire.Log("x" * (wire.MAX_PAYLOAD + 1))):
+        with pytest.raises(wire.BadMessage) as raised:
+            bad()
+        assert isinstance(raised.value, PiTableError) and isinstance(raised.value, ValueError)

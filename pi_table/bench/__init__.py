@@ -4,6 +4,13 @@ import statistics
 import time
 from collections.abc import Callable
 
+from ..errors import PiTableError
+
+
+class BenchFailed(PiTableError, RuntimeError):
+    """A benchmark that could not measure (a table that never started, a page that answered
+    wrong, figures that disagree): what it says is the run's failure, not a figure."""
+
 
 def percentiles(seconds: list[float], digits: int = 3) -> dict[str, float]:
     """p50 and p99 of durations given in seconds, in milliseconds (p99 never above the max)."""
@@ -16,5 +23,5 @@ def wait(condition: Callable[[], bool], what: str, timeout: float, every: float)
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
-            raise RuntimeError(f"waited {timeout:g} s for {what}")
+            raise BenchFailed(f"waited {timeout:g} s for {what}")
         time.sleep(every)

@@ -30,7 +30,7 @@ from pathlib import Path
 from ..engine import EndTurn, Guess, Rules, Undo
 from ..sim.systemd import FakeSystemd
 from ..table import Session
-from . import percentiles
+from . import BenchFailed, percentiles
 
 CONFIG = '[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n'
 
@@ -79,7 +79,7 @@ def _start_and_stop(config: Path) -> tuple[float, float, float]:
         time.sleep(0.5)  # up and idle, as a table is when it is stopped
         began = time.monotonic()
         if service.stop() != 0:
-            raise RuntimeError(f"the daemon did not stop cleanly: {service.log_tail()}")
+            raise BenchFailed(f"the daemon did not stop cleanly: {service.log_tail()}")
         return ready, rss, time.monotonic() - began
     finally:
         service.close()
@@ -114,6 +114,6 @@ def _resumes(folder: Path, count: int, actions: int) -> dict[str, float]:
         resumed = Session.resume(rules, folder, fsync=False)
         times.append(time.perf_counter() - began)
         if resumed.record.entries != session.record.entries or resumed.state.is_over:
-            raise RuntimeError("the resumed game is not the game written")
+            raise BenchFailed("the resumed game is not the game written")
         resumed.close()
     return {"actions": len(session.record.entries), "runs": count, **percentiles(times)}

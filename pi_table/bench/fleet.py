@@ -29,7 +29,7 @@ from ..fleet.broker import LocalBroker
 from ..fleet.dashboard import write_password_file
 from ..fleet.reporter import Reporter
 from ..fleet.schema import Message
-from . import percentiles
+from . import BenchFailed, percentiles
 
 MAX_TABLES = 1000
 PASSWORD = "bench-fleet-password"
@@ -86,7 +86,7 @@ def live_stream(port: int, cookie: str) -> tuple[http.client.HTTPConnection, htt
     connection.request("GET", "/events", headers={"Cookie": cookie})
     response = connection.getresponse()
     if response.status != 200:
-        raise RuntimeError(f"the dashboard's stream answered {response.status}")
+        raise BenchFailed(f"the dashboard's stream answered {response.status}")
     return connection, response
 
 
@@ -99,7 +99,7 @@ def login(port: int, password: str = PASSWORD) -> str:
     cookie = response.getheader("Set-Cookie", "")
     connection.close()
     if response.status != 303 or not cookie:
-        raise RuntimeError(f"the dashboard's login answered {response.status}")
+        raise BenchFailed(f"the dashboard's login answered {response.status}")
     return cookie.split(";", 1)[0]
 
 
@@ -115,7 +115,7 @@ def dashboard(broker_url: str, folder: Path, client_id: str = "bench-dashboard",
     line = process.stdout.readline() if process.stdout else ""
     if "http://" not in line:
         process.kill()
-        raise RuntimeError(f"the dashboard did not start: {line.strip()}")
+        raise BenchFailed(f"the dashboard did not start: {line.strip()}")
     return process, int(line.split("http://", 1)[1].split(",")[0].rsplit(":", 1)[1].split("/")[0])
 
 
@@ -153,7 +153,7 @@ def run(tables: int = 200, seconds: float = 10.0, rate: float = 100.0) -> dict[s
             deadline = time.monotonic() + 30
             while not all(reporter.connected.is_set() for reporter in reporters):
                 if time.monotonic() > deadline:
-                    raise RuntimeError("not every simulated table connected to the broker within 30 s")
+                    raise BenchFailed("not every simulated table connected to the broker within 30 s")
                 time.sleep(0.05)
             time.sleep(1.0)  # the first statuses settle
             stream.measuring = True
@@ -174,7 +174,7 @@ def run(tables: int = 200, seconds: float = 10.0, rate: float = 100.0) -> dict[s
             for reporter in reporters:
                 reporter.stop()
     if len(latencies) < 2:
-        raise RuntimeError("no status update reached the dashboard's stream")
+        raise BenchFailed("no status update reached the dashboard's stream")
     return {
         "tables": tables,
         "updates_sent": step,
@@ -220,7 +220,7 @@ def flood(seconds: float = 10.0, rate: float = 30.0, kb: float = 95.0) -> dict[s
             deadline = time.monotonic() + 30
             while not all(reporter.connected.is_set() for reporter in (watched, flooder, host)):
                 if time.monotonic() > deadline:
-                    raise RuntimeError("the bench's tables did not connect to the broker within 30 s")
+                    raise BenchFailed("the bench's tables did not connect to the broker within 30 s")
                 time.sleep(0.05)
             host.client.publish("pi-table/t1/plan", plan, qos=1, retain=True).wait_for_publish(10)
             quiet = watch(stream, watched, seconds / 2)
@@ -279,5 +279,5 @@ def api(port: int, cookie: str, path: str) -> Any:
     body = response.read()
     connection.close()
     if response.status != 200:
-        raise RuntimeError(f"the dashboard's {path} answered {response.status}")
+        raise BenchFailed(f"the dashboard's {path} answered {response.status}")
     return json.loads(body)

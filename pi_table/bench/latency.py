@@ -42,7 +42,7 @@ from ..table.input import HOLD_MIN_S, InputSettings, TouchPolicy
 from ..ui.leds import PENDING, REVEALED
 from ..web import Companion, CompanionScreen, Tokens
 from ..web.server import MAX_CONNECTIONS
-from . import percentiles, wait
+from . import BenchFailed, percentiles, wait
 
 REVEAL_COLOURS = set(REVEALED.values())
 
@@ -193,7 +193,7 @@ def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict[st
     board = context.Process(target=_board, args=(theirs, str(link)), daemon=True)
     board.start()
     if not ours.poll(30) or ours.recv() != "ready":
-        raise RuntimeError("the board emulator did not start within 30 s")
+        raise BenchFailed("the board emulator did not start within 30 s")
     session = Session(Rules(), rng=random.Random(seed))
     driver = TouchBoardSource(TouchBoardConfig(port=SerialDevice(str(link))))
     screen: Screen = SimScreen(keep=1)
@@ -227,13 +227,13 @@ def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict[st
             watch.revealed.clear()
             ours.send(("press", cell))
             if not watch.shown.wait(5):
-                raise RuntimeError(f"card {cell} did not light as touched within 5 s")
+                raise BenchFailed(f"card {cell} did not light as touched within 5 s")
             if not watch.revealed.wait(5):
-                raise RuntimeError(f"no reveal of card {cell} within 5 s")
+                raise BenchFailed(f"no reveal of card {cell} within 5 s")
             ours.send(("written", cell))
             written = ours.recv()
             if written is None:
-                raise RuntimeError(f"the emulator did not note writing the press of card {cell} within {NOTE_S} s")
+                raise BenchFailed(f"the emulator did not note writing the press of card {cell} within {NOTE_S} s")
             samples.append(watch.shown_at - written)
             shown[f"{session.id} {session.table_view().board}"] = watch.revealed_at
             watch.cell = None
@@ -269,7 +269,7 @@ def _ask(crowd: Connection[str, Crowd | str]) -> Crowd:
     crowd.send("views")
     answer = crowd.recv()
     if isinstance(answer, str):  # the phones' process says what went wrong in words
-        raise RuntimeError(answer)  # noqa: TRY004 (not a wrong type of ours: their failure)
+        raise BenchFailed(answer)
     return answer
 
 

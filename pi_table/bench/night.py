@@ -53,7 +53,7 @@ from ..daemon.control import ControlError, request
 from ..fleet import link
 from ..fleet.broker import LocalBroker
 from ..fleet.dashboard import NIGHTS_EVERY_S
-from . import percentiles
+from . import BenchFailed, percentiles
 from . import wait as bench_wait
 from .fleet import dashboard, live_stream, login
 
@@ -123,7 +123,7 @@ class Table:
     def _up(self) -> bool:
         assert self.process is not None
         if self.process.poll() is not None:
-            raise RuntimeError(f"table {self.name} exited with {self.process.returncode}: see its daemon.log")
+            raise BenchFailed(f"table {self.name} exited with {self.process.returncode}: see its daemon.log")
         try:
             status = self.status()
         except ControlError:  # not listening yet
@@ -144,7 +144,7 @@ class Table:
         started again after ``killed_after`` touches, if given)."""
         answer = request(self.folder / "control.sock", "new-game", game="codenames")
         if not answer.get("ok"):
-            raise RuntimeError(f"table {self.name} dealt no game: {answer}")
+            raise BenchFailed(f"table {self.name} dealt no game: {answer}")
         touches = 0
         while (state := self.status()["state"])["termination"] is None:
             if touches == killed_after:
@@ -164,7 +164,7 @@ class Table:
                 except RuntimeError:
                     continue
             else:
-                raise RuntimeError(f"table {self.name} took none of {TRIES} touches on a card")
+                raise BenchFailed(f"table {self.name} took none of {TRIES} touches on a card")
             touches += 1
 
     def stop(self) -> None:
@@ -237,7 +237,7 @@ def night_on_the_dashboard(port: int, cookie: str) -> dict[str, Any]:
     body = response.read()
     connection.close()
     if response.status != 200:
-        raise RuntimeError(f"the dashboard's /api/night answered {response.status}")
+        raise BenchFailed(f"the dashboard's /api/night answered {response.status}")
     night: dict[str, Any] = json.loads(body)  # the dashboard's JSON
     return night
 
@@ -287,7 +287,7 @@ def recomputed(night: dict[str, Any]) -> list[dict[str, Any]]:
             game = games.get((made["number"], pair["table"]))
             if game is not None:
                 if game["teams"] != [pair["red"], pair["blue"]]:
-                    raise RuntimeError(f"game {game['id']} is not by the pair round {made['number']} put at its table")
+                    raise BenchFailed(f"game {game['id']} is not by the pair round {made['number']} put at its table")
                 results.append(game)
     for game in sorted(results, key=lambda g: (g["round"], g["at"], g["id"])):
         first, second = game["teams"]
@@ -338,16 +338,16 @@ def check_round(number: int, pairs: list[tuple[str, str]], teams: list[str], bef
 
         needed = min(least(players) for players in itertools.combinations(teams, 2 * len(pairs)))
         if repeats > needed:
-            raise RuntimeError(f"round {number} repeats {repeats} pairs where {needed} had to be")
+            raise BenchFailed(f"round {number} repeats {repeats} pairs where {needed} had to be")
     elif repeats:
-        raise RuntimeError(f"round {number} repeats {repeats} pairs, too many teams to tell whether it had to")
+        raise BenchFailed(f"round {number} repeats {repeats} pairs, too many teams to tell whether it had to")
     return repeats
 
 
 def run(tables: int = 4, teams: int = 18, rounds: int = 6, seed: int = 32) -> dict[str, object]:
     """A night of ``rounds`` rounds for ``teams`` teams at ``tables`` tables; the figures."""
     if tables < 2 or rounds < 3 or teams < 2 * tables:
-        raise ValueError("a bench night needs 2 tables, 3 rounds and two teams a table")
+        raise ValueError("a bench night needs 2 tables, 3 rounds and two teams a table")  # a programming error
     rng = random.Random(seed)
     names = tuple(f"t{n}" for n in range(1, tables + 1))
     with tempfile.TemporaryDirectory(prefix="pi-table-bench-night-") as folder_name:
@@ -421,11 +421,11 @@ def run(tables: int = 4, teams: int = 18, rounds: int = 6, seed: int = 32) -> di
     mine = recomputed(hosted)
     games = hosted["games_played"]
     if sorted(page["games"]) != sorted(g["id"] for g in games) or len({g["id"] for g in games}) != len(games):
-        raise RuntimeError("the dashboard and the host do not count the same games once each")
+        raise BenchFailed("the dashboard and the host do not count the same games once each")
     if not same_standings(hosted["standings"], mine):
-        raise RuntimeError("the host's standings differ from a recomputation from the rounds and games")
+        raise BenchFailed("the host's standings differ from a recomputation from the rounds and games")
     if not same_standings(page["standings"], mine):
-        raise RuntimeError("the dashboard's standings differ from a recomputation from the rounds and games")
+        raise BenchFailed("the dashboard's standings differ from a recomputation from the rounds and games")
     measured = [g for g in games if (g["table"], g["round"]) not in down]
     total = [stream.counted[g["id"]] - g["at"] for g in measured]
     to_broker = [heard.games[g["id"]] - g["at"] for g in measured if g["id"] in heard.games]

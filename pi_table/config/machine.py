@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text
+from ..errors import PiTableError
 from ..files import NotAFile, TooBig, read_file
 from ..table.journal import foreign_folder
 from .settings import Values
@@ -129,8 +130,12 @@ def _no_password(path: str) -> Phrase | None:
     return None
 
 
+class EncryptedKey(PiTableError, ValueError):
+    """A TLS private key that asks for a passphrase: the table starts unattended, and has none to give."""
+
+
 def _no_passphrase() -> bytes:
-    raise ValueError("the key is encrypted with a passphrase")
+    raise EncryptedKey("the key is encrypted with a passphrase")
 
 
 def _pair(files: dict[str, str], cert_key: str, key_key: str, unread: set[str]) -> dict[str, tuple[str, Phrase | None]]:

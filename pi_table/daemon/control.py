@@ -379,14 +379,14 @@ def _read_line(connection: socket.socket, limit: int, deadline: float) -> bytes:
     while not data.endswith(b"\n"):
         left = deadline - time.monotonic()
         if left <= 0:
-            raise TimeoutError("no whole answer in time")
+            raise TimeoutError("no whole answer in time")  # caught by request(), which says it as a ControlError
         connection.settimeout(left)
         chunk = connection.recv(65536)
         if not chunk:
             break
         data += chunk
         if len(data) > limit:
-            raise OSError(f"an answer over {limit} bytes")
+            raise OSError(f"an answer over {limit} bytes")  # caught by request(), which says it as a ControlError
     return data
 
 

@@ -112,6 +112,7 @@ class PygameScreen(Screen):
         panel_rotation: int = 0,
     ) -> None:
         if panel_rotation not in PANEL_ROTATIONS:
+            # a programming error: the configuration takes only these
             raise ValueError(f"the panel's rotation is one of {PANEL_ROTATIONS} degrees, not {panel_rotation!r}")
         self.painter = painter
         self.panel_rotation = panel_rotation

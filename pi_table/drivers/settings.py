@@ -158,6 +158,7 @@ class TouchBoardConfig:
 
     def __post_init__(self) -> None:
         if self.port is not None and not isinstance(self.port, SerialDevice):
+            # a programming error: the configuration parses the port into its kind
             raise TypeError(f"the touch board's port is a SerialDevice (pi_table.kinds), not {self.port!r}")
         if len(self.usb_id) != 2 or not all(isinstance(n, int) and 0 <= n <= 0xFFFF for n in self.usb_id):
             raise Refusal("usb_id is (vendor, product), two numbers 0 to 0xFFFF, not {usb_id}", usb_id=repr(self.usb_id))

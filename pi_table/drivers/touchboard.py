@@ -39,7 +39,17 @@ from ..engine import CELLS
 from ..engine.phrase import N_, Phrase, Text
 from ..errors import PiTableError
 from ..firmware.touchboard import DEFAULT_THRESHOLDS
-from ..hal.events import AlreadyStarted, ButtonEvent, DeafCards, Emit, Event, HealthEvent, NotStarted, TouchEvent
+from ..hal.events import (
+    AlreadyStarted,
+    ButtonEvent,
+    DeafCards,
+    Emit,
+    Event,
+    HealthEvent,
+    NotStarted,
+    OffTheGrid,
+    TouchEvent,
+)
 from ..hal.touch import TouchSource
 from ..kinds import SerialDevice
 from ..protocol import wire
@@ -292,7 +302,7 @@ class TouchBoardSource(TouchSource):
         (an empty mask would mean every electrode to the board)."""
         for cell in cells:
             if not 0 <= cell < CELLS:
-                raise ValueError(f"cell {cell} is off the grid: cells are 0 to {CELLS - 1}")
+                raise OffTheGrid(f"cell {cell} is off the grid: cells are 0 to {CELLS - 1}")
         wanted = set(cells)
         mask = sum(1 << e for e, cell in self._cells.items() if cell in wanted)
         if mask and self._command(wire.Recalibrate(mask), f"recalibrate cells {sorted(wanted)}"):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from .endings import Termination
 from .keys import ASSASSIN, BLUE_AGENT, BYSTANDER, CELLS, RED_AGENT
 from .phrase import N_
 
@@ -62,6 +63,7 @@ class Choice:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS_OF_VALUE:
+            # a programming error: a description written wrong, met at its import
             raise ValueError(f"option {self.name}: a kind is one of {', '.join(KINDS_OF_VALUE)}, not {self.kind!r}")
 
 
@@ -87,6 +89,7 @@ class Cards:
 
     def __post_init__(self) -> None:
         if self.first + self.second + self.bystanders + self.assassins + self.dark != CELLS or self.dark not in (0, 1):
+            # a programming error: a description written wrong, met at its import
             raise ValueError(f"a key's cards and at most one dark cell fill its {CELLS} cells, not {self}")
 
 
@@ -114,7 +117,9 @@ class Description:
     who take the key's starting colour, the view's ``start``, against a simulated opponent, and
     win or lose together); ``score`` what a win scores, None for a game won without one;
     ``rated`` whether a game night counts it in its standings (a game between two of its
-    teams); ``cards`` a grid game's key's cards (None for a game without a key of letters)."""
+    teams); ``cards`` a grid game's key's cards (None for a game without a key of letters);
+    ``endings`` the ways to end it has of its own, beside ``endings.SHARED`` (the history, the
+    fleet and the night read them as they read its options)."""
 
     title: str
     nouns: Nouns | None = None
@@ -127,11 +132,13 @@ class Description:
     score: Score | None = None
     rated: bool = True
     cards: Cards | None = None
+    endings: tuple[Termination, ...] = ()
 
     def __post_init__(self) -> None:
         if self.teams not in (1, 2) or self.cooperative != (self.teams == 1) or (self.rated and self.teams != 2):
+            # a programming error: a description written wrong, met at its import
             raise ValueError(f"{self.title}: two teams play against each other, or one cooperatively, and only two are "
                              f"rated; not {self.teams} team(s), cooperative {self.cooperative}, rated {self.rated}")
         if self.nouns is not None and self.nouns not in NOUNS:
             raise ValueError(f"{self.title}: a game's nouns are among NOUNS (the sentences have a version for each), "
-                             f"not {self.nouns}")
+                             f"not {self.nouns}")  # a programming error: a description written wrong, met at its import

@@ -28,7 +28,7 @@ from .actions import (
     parse_action,
 )
 from .described import Description
-from .endings import TEAM_SENTENCES, Ending, Termination
+from .endings import Ending, Termination
 from .errors import GameOver, InvalidAction, InvalidKey, InvalidRules, RuleError
 from .keys import CELLS, NO_CARD, Key, Layout, Team
 from .phrase import N_, Phrase
@@ -89,7 +89,9 @@ class State:
         """Why the game ended, in words made from its termination (None while it goes on)."""
         if self.termination is None or self.ended_by is None:  # the two are set together
             return None
-        return TEAM_SENTENCES[self.termination](self.ended_by)
+        said = self.termination.said
+        assert said is not None, "a grid game ends in a way said of a team"
+        return said(self.ended_by)
 
     @property
     def key(self) -> Key:

@@ -30,6 +30,7 @@ from .codenames import Codenames, CodenamesCoop
 from .codex_rules import CodexRules
 from .contract import GameRules, Rulebook
 from .described import Choice, Description
+from .endings import SHARED, Termination, UnknownTermination
 from .errors import InvalidRules
 from .game import Game
 from .rules import Rules
@@ -150,6 +151,27 @@ def choices() -> tuple[Choice, ...]:
         for choice in game.description.options:
             found.setdefault(choice.name, choice)
     return tuple(found.values())
+
+
+def terminations() -> tuple[Termination, ...]:
+    """Every way a game ends: the shared ones, then each registered game's own (its description's
+    ``endings``), once each: what the history, the fleet and the night may name. Games may share
+    one, never a code: a history could not tell which was meant."""
+    found = {ending.value: ending for ending in SHARED}
+    for game in GAMES.values():
+        for ending in game.description.endings:
+            if found.setdefault(ending.value, ending) is not ending:  # a programming error: a code taken twice
+                raise ValueError(f"{game.name}'s way to end {ending.value!r} has the code of another")
+    return tuple(found.values())
+
+
+def termination(code: object) -> Termination:
+    """The way to end whose code is ``code`` (a history's, another table's message);
+    UnknownTermination, a ValueError, for a code no registered game ends with."""
+    found = next((each for each in terminations() if each == code), None) if isinstance(code, str) else None
+    if found is None:
+        raise UnknownTermination(f"a game's termination is one of {', '.join(terminations())}")
+    return found
 
 
 def rules_from_json(data: Mapping[str, Any]) -> AnyRules:

@@ -39,6 +39,7 @@ class Phrase:
         """A sentence that says the number in the field named ``count``: ``template`` for one,
         ``plural`` for any other number, in English; each language has its own forms."""
         if not isinstance(fields.get(count), int):
+            # a programming error: a template's count is the code's
             raise TypeError(f"{template!r} counts its field {count!r}, which must be a whole number")
         return cls(template, tuple(fields.items()), plural, count)
 

@@ -50,10 +50,8 @@ from aiohttp import web
 from .. import config
 from ..config import FleetConfig
 from ..config.settings import shown_url
-from ..engine.endings import WORDS as WORDS_ENDED
-from ..engine.endings import Termination
 from ..engine.errors import Refusal
-from ..engine.games import title_of
+from ..engine.games import terminations, title_of
 from ..engine.phrase import N_, Phrase
 from ..engine.views import LANGUAGES
 from ..errors import PiTableError
@@ -437,8 +435,8 @@ class Fleet:
         carry no code, under their own words)."""
         gettext = translation(lang).gettext
         counted = Counter(game.get("termination") for game in games)
-        return [[gettext(WORDS_ENDED[Termination(code)]) if code in WORDS_ENDED else gettext(UNSAID), count]
-                for code, count in counted.most_common()]
+        words = {ending.value: ending.words for ending in terminations()}
+        return [[gettext(words[code]) if code in words else gettext(UNSAID), count] for code, count in counted.most_common()]
 
     def rows(self, lang: str | None = None) -> list[dict[str, object]]:
         """Every table's row, in ``lang`` (the fleet's unless given): each heard from, and each of

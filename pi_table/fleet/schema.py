@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, TypeAlias
 
 from ..engine import CELLS
-from ..engine.endings import Termination
-from ..engine.games import NAMES
+from ..engine.games import NAMES, terminations
 from ..engine.phrase import Phrase
 from ..errors import PiTableError
 from ..night.names import MAX_NAME, MAX_NICKNAMES
@@ -102,15 +101,16 @@ class Time(Number):
 
 @dataclass(frozen=True)
 class Word(Spec):
-    """One of an enum's values: a code every table says alike, which each reader translates."""
+    """One of the codes ``words()`` gives when asked (every game registered then, its own ways to
+    end among them): a code every table says alike, which each reader translates."""
 
-    words: type[StrEnum]
+    words: Callable[[], tuple[str, ...]]
 
     def fits(self, value: object) -> bool:
-        return isinstance(value, str) and value in {word.value for word in self.words}
+        return isinstance(value, str) and value in self.words()
 
     def expected(self) -> Phrase:
-        return Phrase.of("one of {words}", words=", ".join(word.value for word in self.words))
+        return Phrase.of("one of {words}", words=", ".join(self.words()))
 
 
 @dataclass(frozen=True)
@@ -234,7 +234,7 @@ def maybe(spec: Spec) -> Spec:
 
 
 NAMED, SENTENCE = maybe(Text(NAME)), maybe(Text(SAID))
-TERMINATION = maybe(Word(Termination))  # how a game ended; a table from before it sends none
+TERMINATION = maybe(Word(terminations))  # how a game ended; a table from before it sends none
 TIME, UPTIME = Time(), Number(0, 10**9)  # some thirty years at most
 LENGTH = Number(-(10**9), 10**9)  # a game's: below 0 when the table's clock was set back during it, still a game
 
@@ -256,7 +256,7 @@ EVENT = Record({  # reporter.changes and the commands' answers; its table is the
 MOST_GAMES, MOST_TEAMS = 500, 256  # a night's at one table (some 150 KB): more than a week of rounds
 GAME = Record({  # night.games.Game.to_json: every field there, null where the game has none
     "id": Text(NAME), "table": Text(NAME), "game": Text(NAME), "teams": ListOf(Text(NAME), 2), "winner": NAMED,
-    "termination": Word(Termination), "margin": maybe(Number(0, CELLS, whole=True)),
+    "termination": Word(terminations), "margin": maybe(Number(0, CELLS, whole=True)),
     "score": maybe(Number(0, CELLS, whole=True)), "round": maybe(Number(1, 10_000, whole=True)), "at": TIME,
     "pairing": Number(0, 10_000, whole=True),  # the round's undos before it was dealt (issue 59); before it, none
 }, required=("id", "table", "game", "teams", "winner", "termination", "margin", "score", "round", "at"))

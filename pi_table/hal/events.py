@@ -22,6 +22,15 @@ class AlreadyStarted(PiTableError, RuntimeError):
     """A device started a second time while it runs: one owner of its thread at a time."""
 
 
+class BadEvent(PiTableError, ValueError):
+    """An event that cannot be (a touch that neither presses nor releases, a button the table
+    has not): a driver's or a script's, refused where it is made rather than in the loop."""
+
+
+class OffTheGrid(BadEvent):
+    """A cell that is not one of the grid's (0 to CELLS - 1)."""
+
+
 BUTTONS = ("end_turn", "new_game", "enter_clue")
 """The physical buttons: END TURN on the operatives' side, NEW GAME (a long press), and the
 rotary encoder's push, which enters the clue number it is set to."""
@@ -42,16 +51,16 @@ class TouchEvent:
         for name in ("pressed", "released"):
             given = getattr(self, name)
             if isinstance(given, (int, str)) or not hasattr(given, "__iter__"):
-                raise ValueError(f"{name} is a set of cells, not {given!r}")
+                raise BadEvent(f"{name} is a set of cells, not {given!r}")
             cells = frozenset(given)
             for cell in cells:
                 if type(cell) is not int or not 0 <= cell < CELLS:
-                    raise ValueError(f"cell {cell!r} is off the grid: cells are 0 to {CELLS - 1}")
+                    raise OffTheGrid(f"cell {cell!r} is off the grid: cells are 0 to {CELLS - 1}")
             object.__setattr__(self, name, cells)
         if not self.pressed and not self.released:
-            raise ValueError("a touch event presses or releases at least one cell")
+            raise BadEvent("a touch event presses or releases at least one cell")
         if self.pressed & self.released:
-            raise ValueError(f"cells {sorted(self.pressed & self.released)} are both pressed and released in one report")
+            raise BadEvent(f"cells {sorted(self.pressed & self.released)} are both pressed and released in one report")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +71,7 @@ class ButtonEvent:
 
     def __post_init__(self) -> None:
         if self.name not in BUTTONS:
-            raise ValueError(f"button is one of {', '.join(BUTTONS)}, not {self.name!r}")
+            raise BadEvent(f"button is one of {', '.join(BUTTONS)}, not {self.name!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +136,7 @@ class DeafCards:
         cells = frozenset(self.cells)
         for cell in cells:
             if type(cell) is not int or not 0 <= cell < CELLS:
-                raise ValueError(f"cell {cell!r} is off the grid: cells are 0 to {CELLS - 1}")
+                raise OffTheGrid(f"cell {cell!r} is off the grid: cells are 0 to {CELLS - 1}")
         object.__setattr__(self, "cells", cells)
 
 

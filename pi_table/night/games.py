@@ -16,7 +16,7 @@ from typing import Any
 
 from ..engine.endings import Termination
 from ..engine.errors import Refusal
-from ..engine.games import described
+from ..engine.games import described, termination
 
 COLOURS = ("red", "blue")  # the public view's names of the teams' colours, the first team red
 
@@ -81,7 +81,7 @@ class Game:
             raise GameRefused("a game's margin, score, round and pairing are whole numbers or null")
         if data["winner"] is not None and not isinstance(data["winner"], str):
             raise GameRefused("a game's winner is a team's name or null")
-        return cls(**fields, teams=tuple(teams), winner=data["winner"], termination=Termination(data["termination"]),
+        return cls(**fields, teams=tuple(teams), winner=data["winner"], termination=termination(data["termination"]),
                    margin=data["margin"], score=data["score"], round=data["round"], at=float(data["at"]),
                    pairing=data.get("pairing"))
 
@@ -90,19 +90,20 @@ def from_view(game_id: str, table: str, teams: tuple[str, ...], state: dict[str,
               at: float, pairing: int | None = None) -> Game | None:
     """The game a finished public view (``TableView.to_json()``) records, its colours the night's
     ``teams`` in colour order (red first); None while the game goes on."""
-    termination = state.get("termination")
-    if termination is None:
+    code = state.get("termination")
+    if code is None:
         return None
+    ended = termination(code)
     kind = str(state.get("game"))
     winner_colour = state.get("winner")
     game = described(kind)
     if game.cooperative:  # the players are the team of the key's starting colour; their win is scored
         winner = teams[0] if state.get("winner") is not None and state.get("winner") == state.get("start") else None
-        return Game(game_id, table, kind, teams[:game.teams], winner, Termination(termination), None,
+        return Game(game_id, table, kind, teams[:game.teams], winner, ended, None,
                     state.get("score") if game.score is not None else None, round_number, at, pairing)
     by_colour = dict(zip(COLOURS, teams, strict=True))
     remaining = state.get("remaining") or {}
     losers = [colour for colour in COLOURS if colour != winner_colour]
     margin = None if winner_colour is None else remaining.get(losers[0])
-    return Game(game_id, table, kind, teams, by_colour.get(str(winner_colour)), Termination(termination), margin,
+    return Game(game_id, table, kind, teams, by_colour.get(str(winner_colour)), ended, margin,
                 None, round_number, at, pairing)

@@ -10,6 +10,8 @@ order wrote it, is Buchholz then the rating. Teams still level after the last sh
 
 from __future__ import annotations
 
+from ..errors import PiTableError
+
 BYE_POINTS = 1.0  # FIDE C.04: a pairing-allocated bye scores a win's points
 RATING, BUCHHOLZ = "rating", "buchholz"  # the tie-breaks after points
 CUT1, MEDIAN, SONNEBORN_BERGER = "buchholz-cut1", "median-buchholz", "sonneborn-berger"  # FIDE C.07's BH-C1, BH-M1, SB
@@ -18,12 +20,17 @@ TIEBREAKS = (RATING, BUCHHOLZ, CUT1, MEDIAN, SONNEBORN_BERGER, DIRECT, WINS)  # 
 PLAYED, FORFEIT, DOUBLE_LOSS = "played", "forfeit", "double-loss"  # how a round's result was decided
 
 
+class UnknownTiebreak(PiTableError, ValueError):
+    """A tie-break order (from the staff page, a night's file or the host) that names other than
+    ``TIEBREAKS``, or one twice."""
+
+
 def tiebreak_order(tiebreak: str) -> tuple[str, ...]:
-    """The tie-breaks a night's ``tiebreak`` names, in order; ValueError unless each is one of
-    ``TIEBREAKS``, once."""
+    """The tie-breaks a night's ``tiebreak`` names, in order; UnknownTiebreak (a ValueError)
+    unless each is one of ``TIEBREAKS``, once."""
     if tiebreak == BUCHHOLZ:
         return (BUCHHOLZ, RATING)  # the night's Buchholz before a director ordered them
     names = tuple(tiebreak.split(","))
     if not all(name in TIEBREAKS for name in names) or len(set(names)) != len(names):
-        raise ValueError("a tie-break order names some of " + ", ".join(TIEBREAKS) + ", each once")
+        raise UnknownTiebreak("a tie-break order names some of " + ", ".join(TIEBREAKS) + ", each once")
     return names

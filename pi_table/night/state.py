@@ -63,6 +63,11 @@ class DamagedLine(PiTableError, ValueError):
     """A line that fails its checksum or holds no event: its argument says what was expected."""
 
 
+class EventRefused(PiTableError, ValueError):
+    """An event, or a value in one, that does not fit the night where it comes (no such team, no
+    round to undo, a bye's points out of range): from a request, the night's file or the host."""
+
+
 class NightRefused(Refusal):
     """What the night cannot do now (no night open, a round of a closed night...)."""
 
@@ -210,7 +215,7 @@ class Night:
         if hosted.rounds != [Round.from_json(made) for made in plan["rounds"]] \
                 or list(hosted.teams) != [str(t["name"]) for t in plan["teams"]] \
                 or hosted.history != [dict(event) for event in plan.get("history") or ()]:
-            raise ValueError("a plan whose events do not make its rounds, teams and history")
+            raise EventRefused("a plan whose events do not make its rounds, teams and history")
         for name in NIGHT_FIELDS - OWN:
             setattr(self, name, getattr(hosted, name))
         self.host, self.seq = host, int(plan["seq"])
@@ -237,13 +242,13 @@ class Night:
         host's plan, whose rounds are already as the history left them."""
         kind, by, at = str(event["event"]), str(event["by"]), float(event["at"])
         if len(self.history) >= MAX_HISTORY:
-            raise ValueError("a night's history is full")
+            raise EventRefused("a night's history is full")
         if kind in ("rest", "unrest"):  # a team asked to sit out a round to come, keeping its place (or not now)
             name, number = str(event["team"]), int(event["round"])
             asked = self.rests.setdefault(number, set())
             if name not in self.teams or number < 1 or (name in asked) != (kind == "unrest") \
                     or (not replay and (number <= len(self.rounds) or name in self.withdrawn)):
-                raise ValueError(f"no team to {kind}")
+                raise EventRefused(f"no team to {kind}")
             # the director's choice for this bye, H or Z; a bye asked before the choice: the night's ``late``
             chosen = {"points": _late(event["points"])} if kind == "rest" and event.get("points") is not None else {}
             if kind == "rest":
@@ -257,7 +262,7 @@ class Night:
             number = int(event["round"])
             if not replay:
                 if number != len(self.rounds) or number < 1:
-                    raise ValueError("no round to undo")
+                    raise EventRefused("no round to undo")
                 self.proposal = self.rounds.pop()
                 del self.confirmed[number - 1:]
                 # its games no longer count (``paired``: their pairing is an undone one), its results go
@@ -266,13 +271,13 @@ class Night:
                 self.since = {name: before for name, rounds in self.since.items()
                               if (before := min(rounds, number - 1)) > 0}
             elif number < 1:
-                raise ValueError("no round to undo")
+                raise EventRefused("no round to undo")
             self.history.append({"event": kind, "round": number, "by": by, "at": at})
             return
         if kind in ("withdraw", "reinstate"):
             name = str(event["team"])
             if name not in self.teams or (name in self.withdrawn) != (kind == "reinstate"):
-                raise ValueError(f"no team to {kind}")
+                raise EventRefused(f"no team to {kind}")
             if kind == "withdraw":
                 self.withdrawn.add(name)
                 if not replay:  # gone: the byes it asked for the rounds to come are too
@@ -288,7 +293,7 @@ class Night:
         winner, game = event.get("winner"), event.get("game")
         if pair is None or result not in RESULTS or (result in (WON, FORFEIT)) != (winner in pair.teams) \
                 or (result == CREDIT) != isinstance(game, str):
-            raise ValueError("no result of a round's pair")
+            raise EventRefused("no result of a round's pair")
         if result == TABLE:
             self.results.pop((number, table), None)
         else:
@@ -527,29 +532,29 @@ class Night:
 
 
 def _bye(points: object) -> float:
-    """A night's points for a bye: 0 to a win's; ValueError for anything else."""
+    """A night's points for a bye: 0 to a win's; EventRefused for anything else."""
     if isinstance(points, bool) or not isinstance(points, (int, float)) or not 0 <= points <= MAX_BYE_POINTS:
-        raise ValueError("a bye's points are a number from 0 to 1")
+        raise EventRefused("a bye's points are a number from 0 to 1")
     return float(points)
 
 
 def _late(points: object) -> float:
-    """A night's points for a round a team missed by joining late: Z (0) or H (½); ValueError for anything else."""
+    """A night's points for a round a team missed by joining late: Z (0) or H (½); EventRefused for anything else."""
     if isinstance(points, bool) or not isinstance(points, (int, float)) or points not in LATE_CHOICES:
-        raise ValueError("a round missed by a late team scores 0 or 0.5")
+        raise EventRefused("a round missed by a late team scores 0 or 0.5")
     return float(points)
 
 
 def _since(rounds: object, confirmed: int) -> int:
-    """A late team's rounds missed: a whole number from 1 to the rounds confirmed; ValueError otherwise."""
+    """A late team's rounds missed: a whole number from 1 to the rounds confirmed; EventRefused otherwise."""
     if isinstance(rounds, bool) or not isinstance(rounds, int) or not 0 < rounds <= confirmed:
-        raise ValueError("a late team missed some of the rounds confirmed")
+        raise EventRefused("a late team missed some of the rounds confirmed")
     return rounds
 
 
 def _seeding(name: object) -> str:
     if name not in (DRAW, RATINGS):
-        raise ValueError("round 1 is drawn or seeded by ratings")
+        raise EventRefused("round 1 is drawn or seeded by ratings")
     return str(name)
 
 
@@ -569,7 +574,7 @@ def fold(night_id: str, events: Iterable[Event]) -> Night:
     night = Night(night_id)
     for event in events:
         if event.get("event") not in HOSTED:
-            raise ValueError("a host's event of the night")
+            raise EventRefused("a host's event of the night")
         night.apply(dict(event))
     return night
 

@@ -25,6 +25,17 @@ if TYPE_CHECKING:
     from typing import Any, TypeVar  # noqa: F401 - Any is used in the type comments
 
     M = TypeVar("M", bound="Message")
+try:
+    from ..errors import PiTableError
+except ImportError:  # on the board, which has only this package's codec (firmware/deploy.py)
+    PiTableError = object  # type: ignore[assignment, misc]
+
+
+class BadMessage(PiTableError, ValueError):
+    """A frame's payload, a message's fields or its text form that the protocol does not allow.
+    On the Pi the table's error (``except PiTableError``); on the board, whose CircuitPython (a
+    MicroPython) takes one built-in base per class, a ValueError alone: ``object`` stands in for
+    the root there."""
 
 
 def crc16(data, crc=0xFFFF):
@@ -52,7 +63,7 @@ def _number(text, name):
     try:
         return int(text, 0)
     except ValueError:
-        raise ValueError("{} must be a number, not {!r}".format(name, text))
+        raise BadMessage("{} must be a number, not {!r}".format(name, text))
 
 
 class Message:
@@ -68,7 +79,7 @@ class Message:
     def __init__(self, *values):
         # type: (*Any) -> None
         if len(values) != len(self.FIELDS):
-            raise ValueError("{} takes {} ({})".format(self.NAME, len(self.FIELDS), ", ".join(self.FIELDS) or "nothing"))
+            raise BadMessage("{} takes {} ({})".format(self.NAME, len(self.FIELDS), ", ".join(self.FIELDS) or "nothing"))
         for name, value in zip(self.FIELDS, values):
             setattr(self, name, value)
         self.check()
@@ -85,7 +96,7 @@ class Message:
     def from_payload(cls, payload):
         # type: (type[M], bytes) -> M
         if payload:
-            raise ValueError("{} has no payload, got {} bytes".format(cls.NAME, len(payload)))
+            raise BadMessage("{} has no payload, got {} bytes".format(cls.NAME, len(payload)))
         return cls()
 
     def values(self):
@@ -131,9 +142,9 @@ class Hello(Message):
         _version(self.firmware, 3, "firmware")
         board = self.board.encode() if isinstance(self.board, str) else b""
         if not 1 <= len(board) <= 32 or b" " in board or b"=" in board:
-            raise ValueError("board id is 1-32 characters without spaces, not {!r}".format(self.board))
+            raise BadMessage("board id is 1-32 characters without spaces, not {!r}".format(self.board))
         if not 1 <= self.electrodes <= MASK_BYTES * 8:
-            raise ValueError("electrodes is 1 to {}, not {}".format(MASK_BYTES * 8, self.electrodes))
+            raise BadMessage("electrodes is 1 to {}, not {}".format(MASK_BYTES * 8, self.electrodes))
 
     def payload(self):
         # type: () -> bytes
@@ -144,7 +155,7 @@ class Hello(Message):
     def from_payload(cls, payload):
         # type: (type[M], bytes) -> M
         if len(payload) < 7 or len(payload) != 7 + payload[6]:
-            raise ValueError("hello payload is 7 bytes plus the board id, got {} bytes".format(len(payload)))
+            raise BadMessage("hello payload is 7 bytes plus the board id, got {} bytes".format(len(payload)))
         return cls(
             (payload[0], payload[1]), (payload[2], payload[3], payload[4]), bytes(payload[7:]).decode(), payload[5]
         )
@@ -186,7 +197,7 @@ class Touch(Message):
     def from_payload(cls, payload):
         # type: (type[M], bytes) -> M
         if len(payload) != 2 + MASK_BYTES:
-            raise ValueError("touch payload is {} bytes, got {}".format(2 + MASK_BYTES, len(payload)))
+            raise BadMessage("touch payload is {} bytes, got {}".format(2 + MASK_BYTES, len(payload)))
         return cls(_u16(payload, 0), int.from_bytes(bytes(payload[2:]), "little"))
 
     def text_fields(self):
@@ -222,7 +233,7 @@ class Ack(Message):
     def from_payload(cls, payload):
         # type: (type[M], bytes) -> M
         if len(payload) != 2:
-            raise ValueError("ack payload is 2 bytes, got {}".format(len(payload)))
+            raise BadMessage("ack payload is 2 bytes, got {}".format(len(payload)))
         return cls(payload[0], payload[1])
 
     def text_fields(self):
@@ -249,7 +260,7 @@ class _Token(Message):
     def from_payload(cls, payload):
         # type: (type[M], bytes) -> M
         if len(payload) != 2:
-            raise ValueError("{} payload is 2 bytes, got {}".format(cls.NAME, len(payload)))
+            raise BadMessage("{} payload is 2 bytes, got {}".format(cls.NAME, len(payload)))
         return cls(_u16(payload, 0))
 
 
@@ -272,7 +283,7 @@ class Log(Message):
     def check(self):
         # type: () -> None
         if len(self.text.encode()) > MAX_PAYLOAD:
-            raise ValueError("log text is at most {} bytes".format(MAX_PAYLOAD))
+            raise BadMessage("log text is at most {} bytes".format(MAX_PAYLOAD))
 
     def payload(self):
         # type: () -> bytes
@@ -284,7 +295,7 @@ class Log(Message):
         try:
             return cls(bytes(payload).decode())
         except UnicodeError:
-            raise ValueError("log text is not UTF-8")
+            raise BadMessage("log text is not UTF-8")
 
     def text_fields(self):
         # type: () -> list[str]
@@ -318,9 +329,9 @@ class Readings(Message):
         _range(self.first, MASK_BYTES * 8 - 1, "first")
         _range(self.flags, 7, "flags")
         if not 1 <= len(self.pads) <= READINGS_PADS:
-            raise ValueError("readings carries 1 to {} electrodes, not {}".format(READINGS_PADS, len(self.pads)))
+            raise BadMessage("readings carries 1 to {} electrodes, not {}".format(READINGS_PADS, len(self.pads)))
         if self.first + len(self.pads) > MASK_BYTES * 8:
-            raise ValueError("readings go past electrode {}".format(MASK_BYTES * 8 - 1))
+            raise BadMessage("readings go past electrode {}".format(MASK_BYTES * 8 - 1))
         _range(self.out_of_range, (1 << len(self.pads)) - 1, "out_of_range")
         for filtered, baseline in self.pads:
             _range(filtered, 1023, "filtered")
@@ -337,7 +348,7 @@ class Readings(Message):
     def from_payload(cls, payload):
         # type: (type[M], bytes) -> M
         if len(payload) < 8 or len(payload) % 4:
-            raise ValueError("readings payload is 4 bytes plus 4 per electrode, got {} bytes".format(len(payload)))
+            raise BadMessage("readings payload is 4 bytes plus 4 per electrode, got {} bytes".format(len(payload)))
         pads = tuple((_u16(payload, at), _u16(payload, at + 2)) for at in range(4, len(payload), 4))
         return cls(payload[0], payload[1], _u16(payload, 2), pads)
 
@@ -392,7 +403,7 @@ class Fault(Message):
     def from_payload(cls, payload):
         # type: (type[M], bytes) -> M
         if len(payload) != 4:
-            raise ValueError("fault payload is 4 bytes, got {}".format(len(payload)))
+            raise BadMessage("fault payload is 4 bytes, got {}".format(len(payload)))
         return cls(payload[0], payload[1], _u16(payload, 2))
 
     def text_fields(self):
@@ -412,7 +423,7 @@ class _ChipPairs(Message):
         # type: () -> None
         _range(self.chip, 0x7F, "chip")
         if not isinstance(self.pairs, tuple) or len(self.pairs) != CHIP_ELECTRODES:
-            raise ValueError("{} carries {} pairs, one per electrode of the chip".format(self.NAME, CHIP_ELECTRODES))
+            raise BadMessage("{} carries {} pairs, one per electrode of the chip".format(self.NAME, CHIP_ELECTRODES))
         for touch, release in self.pairs:
             _range(touch, 0xFF, "touch threshold")
             _range(release, 0xFF, "release threshold")
@@ -428,7 +439,7 @@ class _ChipPairs(Message):
     def from_payload(cls, payload):
         # type: (type[M], bytes) -> M
         if len(payload) != 1 + 2 * CHIP_ELECTRODES:
-            raise ValueError("{} payload is {} bytes, got {}".format(cls.NAME, 1 + 2 * CHIP_ELECTRODES, len(payload)))
+            raise BadMessage("{} payload is {} bytes, got {}".format(cls.NAME, 1 + 2 * CHIP_ELECTRODES, len(payload)))
         return cls(payload[0], tuple((payload[i], payload[i + 1]) for i in range(1, len(payload), 2)))
 
     def text_fields(self):
@@ -460,7 +471,7 @@ class SetChipThresholds(_ChipPairs):
         _ChipPairs.check(self)
         for touch, release in self.pairs:
             if not 0 < release < touch:
-                raise ValueError("a threshold pair is touch/release with 0 < release < touch <= 255")
+                raise BadMessage("a threshold pair is touch/release with 0 < release < touch <= 255")
 
 
 class GetHello(Message):
@@ -487,10 +498,10 @@ class SetThresholds(Message):
         # type: () -> None
         _range(self.first, MASK_BYTES * 8 - 1, "first")
         if not 1 <= len(self.pairs) <= (MAX_PAYLOAD - 1) // 2:
-            raise ValueError("set-thresholds takes 1 to {} pairs".format((MAX_PAYLOAD - 1) // 2))
+            raise BadMessage("set-thresholds takes 1 to {} pairs".format((MAX_PAYLOAD - 1) // 2))
         for touch, release in self.pairs:
             if not 0 < release < touch <= 0xFF:
-                raise ValueError("a threshold pair is touch/release with 0 < release < touch <= 255")
+                raise BadMessage("a threshold pair is touch/release with 0 < release < touch <= 255")
 
     def payload(self):
         # type: () -> bytes
@@ -503,7 +514,7 @@ class SetThresholds(Message):
     def from_payload(cls, payload):
         # type: (type[M], bytes) -> M
         if len(payload) < 3 or len(payload) % 2 != 1:
-            raise ValueError("set-thresholds payload is 1 byte plus pairs, got {} bytes".format(len(payload)))
+            raise BadMessage("set-thresholds payload is 1 byte plus pairs, got {} bytes".format(len(payload)))
         pairs = tuple((payload[i], payload[i + 1]) for i in range(1, len(payload), 2))
         return cls(payload[0], pairs)
 
@@ -533,7 +544,7 @@ class Recalibrate(Message):
     def from_payload(cls, payload):
         # type: (type[M], bytes) -> M
         if len(payload) != MASK_BYTES:
-            raise ValueError("recalibrate payload is {} bytes, got {}".format(MASK_BYTES, len(payload)))
+            raise BadMessage("recalibrate payload is {} bytes, got {}".format(MASK_BYTES, len(payload)))
         return cls(int.from_bytes(bytes(payload), "little"))
 
     def text_fields(self):
@@ -572,7 +583,7 @@ class StreamReadings(Message):
         _range(self.period_ms, 0xFFFF, "period_ms")
         _range(self.rounds, 0xFFFF, "rounds")
         if self.rounds and self.period_ms < MIN_READINGS_PERIOD_MS:
-            raise ValueError("a stream's period_ms is at least {}, not {}".format(MIN_READINGS_PERIOD_MS, self.period_ms))
+            raise BadMessage("a stream's period_ms is at least {}, not {}".format(MIN_READINGS_PERIOD_MS, self.period_ms))
 
     def payload(self):
         # type: () -> bytes
@@ -582,7 +593,7 @@ class StreamReadings(Message):
     def from_payload(cls, payload):
         # type: (type[M], bytes) -> M
         if len(payload) != 4:
-            raise ValueError("stream-readings payload is 4 bytes, got {}".format(len(payload)))
+            raise BadMessage("stream-readings payload is 4 bytes, got {}".format(len(payload)))
         return cls(_u16(payload, 0), _u16(payload, 2))
 
 
@@ -594,13 +605,13 @@ BY_NAME = {cls.NAME: cls for cls in MESSAGES.values()}
 def _range(value, top, name):
     # type: (object, int, str) -> None
     if not isinstance(value, int) or not 0 <= value <= top:
-        raise ValueError("{} is 0 to {}, not {!r}".format(name, top, value))
+        raise BadMessage("{} is 0 to {}, not {!r}".format(name, top, value))
 
 
 def _version(value, parts, name):
     # type: (object, int, str) -> None
     if not isinstance(value, tuple) or len(value) != parts:
-        raise ValueError("{} version has {} numbers, not {!r}".format(name, parts, value))
+        raise BadMessage("{} version has {} numbers, not {!r}".format(name, parts, value))
     for part in value:
         _range(part, 0xFF, name + " version")
 
@@ -610,7 +621,7 @@ def encode(message, seq):
     """The bytes of one frame carrying ``message``."""
     payload = message.payload()
     if len(payload) > MAX_PAYLOAD:
-        raise ValueError("payload of {} bytes is over the {}-byte limit".format(len(payload), MAX_PAYLOAD))
+        raise BadMessage("payload of {} bytes is over the {}-byte limit".format(len(payload), MAX_PAYLOAD))
     body = bytes([len(payload), seq & 0xFF, message.TYPE]) + payload
     crc = crc16(body)
     return bytes([SYNC]) + body + bytes([crc >> 8, crc & 0xFF])
@@ -621,7 +632,7 @@ def decode_message(kind, payload):
     """The message of a frame whose CRC was right; ValueError if type or payload do not fit."""
     cls = MESSAGES.get(kind)
     if cls is None:
-        raise ValueError("unknown message type 0x{:02x}".format(kind))
+        raise BadMessage("unknown message type 0x{:02x}".format(kind))
     return cls.from_payload(payload)
 
 
@@ -706,18 +717,18 @@ def parse_text(line):
     """Read a message's text form (``touch counter=2 mask=0x1``); ValueError says what is off."""
     words = line.split()
     if not words or words[0] not in BY_NAME:
-        raise ValueError("unknown message {!r}: expected one of {}".format(
+        raise BadMessage("unknown message {!r}: expected one of {}".format(
             words[0] if words else "", ", ".join(sorted(BY_NAME))))
     cls = BY_NAME[words[0]]
     if cls is Log:
         _, found, text = line.partition(" text=")
         if not found:
-            raise ValueError("log takes text=<the rest of the line>")
+            raise BadMessage("log takes text=<the rest of the line>")
         return Log(text)
     fields = {}
     for word in words[1:]:
         if "=" not in word:
-            raise ValueError("expected key=value, got {!r}".format(word))
+            raise BadMessage("expected key=value, got {!r}".format(word))
         key, value = word.split("=", 1)
         fields[key] = value
     return _from_text(cls, fields)
@@ -729,7 +740,7 @@ def _from_text(cls, fields):
     unknown = sorted(set(fields) - wanted)
     missing = sorted(set(cls.FIELDS) - set(fields))
     if unknown or missing:
-        raise ValueError("{} takes {}; unknown: {}; missing: {}".format(
+        raise BadMessage("{} takes {}; unknown: {}; missing: {}".format(
             cls.NAME, ", ".join(cls.FIELDS) or "nothing", ", ".join(unknown) or "-", ", ".join(missing) or "-"))
     if cls is Hello:
         return Hello(
@@ -742,7 +753,7 @@ def _from_text(cls, fields):
         touch = Touch(_number(fields["counter"], "counter"), _number(fields["mask"], "mask"))
         listed = touch.text_fields()[2]
         if "electrodes" in fields and "electrodes=" + fields["electrodes"] != listed:
-            raise ValueError("electrodes={} does not match the mask ({})".format(fields["electrodes"], listed))
+            raise BadMessage("electrodes={} does not match the mask ({})".format(fields["electrodes"], listed))
         return touch
     if cls is SetThresholds:
         pairs = _pairs(fields["pairs"], "touch threshold", "release threshold")
@@ -769,5 +780,5 @@ def _dotted(text, parts, name):
     # type: (str, int, str) -> tuple[int, ...]
     numbers = tuple(_number(part, name + " version") for part in text.split("."))
     if len(numbers) != parts:
-        raise ValueError("{} version is {} numbers joined by dots, not {!r}".format(name, parts, text))
+        raise BadMessage("{} version is {} numbers joined by dots, not {!r}".format(name, parts, text))
     return numbers

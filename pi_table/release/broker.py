@@ -472,7 +472,7 @@ def _exactly(link: ssl.SSLSocket, size: int) -> bytes:
     while len(data) < size:
         chunk = link.recv(size - len(data))
         if not chunk:
-            raise OSError("the broker closed the connection")
+            raise OSError("the broker closed the connection")  # caught by publish_empty()'s try, which tries again
         data += chunk
     return data
 

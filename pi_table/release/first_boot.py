@@ -105,7 +105,8 @@ def _read_pending(folder: Path) -> Pending:
     found = Pending(data["code"], hotspot["ssid"], hotspot["password"], data["since"])
     if not (isinstance(found.code, str) and len(found.code) == CODE_DIGITS and found.code.isdigit()
             and all(isinstance(value, str) for value in (found.ssid, found.password, found.since))):
-        raise TypeError(found)
+        # caught by its callers: a damaged file is a new code (its words, a password among them, never said)
+        raise TypeError(f"{PENDING} holds a code of {CODE_DIGITS} digits and the hotspot's words")
     return found
 
 

@@ -97,7 +97,7 @@ def tree_files(source: Path) -> list[Path]:
 def act_note(act: str) -> str:
     """The note of the last act ``act`` asked of the helper (``last-ipv4.json``): one per kind of act."""
     if ACT_NOTE.fullmatch(act) is None:
-        raise ValueError(f"an act is named by 1 to 32 lowercase letters, digits and '-', not {act[:40]!r}")
+        raise ReleaseError("an act is named by 1 to 32 lowercase letters, digits and '-', not {act!r}", act=act[:40])
     return f"last-{act}.json"
 
 @dataclass(frozen=True)

@@ -60,6 +60,7 @@ class CodexSimTable(VirtualTable):
         """What the screen shows now: the newest model, drawn as the backend would."""
         shown = self.screen.last
         if not isinstance(shown, CodexModel):
+            # a programming error: Codex's loop shows nothing else
             raise TypeError(f"Codex's loop shows a CodexModel from its start, not {shown!r}")
         return self.painter.draw(self.surface, shown, self.clock())
 

@@ -255,6 +255,7 @@ class CodexTerminalScreen(SimScreen):
 
     def show(self, model: AnyModel) -> None:
         if not isinstance(model, CodexModel):
+            # a programming error: the kinds' registry pairs them
             raise TypeError(f"Codex's terminal draws Codex's screen, not a {type(model).__name__}")
         super().show(model)
         self.render()

@@ -119,6 +119,7 @@ class SimTable(VirtualTable):
         """The spymaster screen's newest model: a grid game's loop shows one from its start."""
         model = self.screen.last
         if not isinstance(model, ScreenModel):
+            # a programming error: the grid's loop shows nothing else
             raise TypeError(f"a grid game's loop shows a ScreenModel, not {model!r}")
         return model
 

@@ -293,14 +293,14 @@ class FakeI2C:
         and where one does not it leaves the pins free and raises."""
         if not (self.level("SDA") and self.level("SCL")):
             self.deinited = True
-            raise RuntimeError("No pull up found on SDA or SCL; check your wiring")
+            raise RuntimeError("No pull up found on SDA or SCL; check your wiring")  # as the real busio does
         self.deinited = False
         return self
 
     def line(self, name: str) -> "FakeLine":
         """The pin under SCL or SDA as digitalio gives it; only while busio holds neither."""
         if not self.deinited:
-            raise ValueError(name + " in use")
+            raise ValueError(name + " in use")  # as the real digitalio does
         return FakeLine(self, name)
 
     def level(self, name: str) -> bool:
@@ -356,9 +356,10 @@ class FakeI2C:
 
     def _check_lock(self) -> None:
         if self.deinited:
+            # as the real busio does
             raise ValueError("Object has been deinitialized and can no longer be used. Create a new object.")
         if not self._locked:
-            raise RuntimeError("Function requires lock")
+            raise RuntimeError("Function requires lock")  # as the real busio does
 
     def _device(self, address: int) -> FakeMPR121:
         self._check_lock()
@@ -367,12 +368,12 @@ class FakeI2C:
             if self.wait is not None:
                 self.wait(self.timeout_s)
             self.failed += 1
-            raise OSError(errno.ETIMEDOUT, "Connection timed out")
+            raise OSError(errno.ETIMEDOUT, "Connection timed out")  # as the real bus does
         if self.sda_held or self._spiked():
             self.failed += 1
-            raise OSError(errno.EIO, "Input/output error")
+            raise OSError(errno.EIO, "Input/output error")  # as the real bus does
         if address not in self.devices or address in self.unplugged:
-            raise OSError(errno.ENODEV, "No such device")
+            raise OSError(errno.ENODEV, "No such device")  # as the real bus does
         return self.devices[address]
 
     def _spiked(self) -> bool:

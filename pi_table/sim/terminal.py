@@ -321,6 +321,7 @@ class TerminalScreen(WordScreen):
 
     def show(self, model: AnyModel) -> None:
         if not isinstance(model, ScreenModel):
+            # a programming error: the kinds' registry pairs them
             raise TypeError(f"the terminal draws the grid games' screen, not a {type(model).__name__}")
         before = self.last
         body, refusal = self.painter.parts(model, self.deal(model))

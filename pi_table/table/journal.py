@@ -53,6 +53,7 @@ from ..engine.contract import Move, Rulebook
 from ..engine.errors import Refusal
 from ..engine.games import AnyRules, kind_of, make_game, rules_from_json
 from ..engine.phrase import N_, Phrase
+from ..errors import PiTableError
 from ..files import (
     CRC_FIELD,
     PRIVATE_DIR,
@@ -81,6 +82,10 @@ DEALT_AT = re.compile(r"(\d{4})(\d\d)(\d\d)-(\d\d)(\d\d)(\d\d)\.(\d{6})-[0-9a-f]
 class JournalError(Refusal):
     """A journal file that cannot be replayed; the message names the file and line and what was
     expected there, never what the line holds."""
+
+
+class NotAStartTime(PiTableError, ValueError):
+    """A header's start time not written in ``STARTED``'s form: a damaged header."""
 
 
 class Unstarted(JournalError):
@@ -525,12 +530,12 @@ def _field(path: Path, header: dict[str, Any], name: str, read: Callable[[Any], 
 
 def epoch(started: str) -> float:
     """Seconds since the epoch of a header's start time, written in STARTED's form (UTC);
-    ValueError for any other text. Not strptime: its module, and the patterns it builds from the
+    NotAStartTime (a ValueError) for any other text. Not strptime: its module, and the patterns it builds from the
     locale at first use, cost every start of the table a few milliseconds."""
     moment = datetime.datetime.fromisoformat(started)
     seconds = moment.timestamp()
     if moment.tzinfo is None or time.strftime(STARTED, time.gmtime(seconds)) != started:
-        raise ValueError(f"not in the form {STARTED}")
+        raise NotAStartTime(f"not in the form {STARTED}")
     return seconds
 
 

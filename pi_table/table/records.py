@@ -69,7 +69,7 @@ class KeyRecord:
     def deal(self, game: Rulebook, rng: random.Random, start: Team | None, given: object) -> Dealt:
         grid = _grid(game)
         if given is not None and not isinstance(given, Key):
-            raise TypeError(f"a {grid.name} game is dealt a Key, not a {type(given).__name__}")  # the caller's mistake
+            raise TypeError(f"a {grid.name} game is dealt a Key, not a {type(given).__name__}")  # a programming error
         if grid.rules.setup == "place":  # Deep Undercover: the key comes with the last codename down
             return Dealt(None, None, None, chosen_key=given)
         key = grid.deal(rng, start) if given is None else given

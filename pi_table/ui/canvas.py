@@ -160,7 +160,7 @@ def _symbol(kind: str, size: int, colour: tuple[int, int, int]) -> pygame.Surfac
         pygame.draw.line(surface, mark, (half, size * 0.36), (half, size * 0.64), thick)
         pygame.draw.circle(surface, mark, (half, size * 0.78), thick * 0.6)
     else:
-        raise ValueError(f"no symbol {kind!r}")
+        raise ValueError(f"no symbol {kind!r}")  # a programming error: the painters draw only SYMBOLS
     return surface
 
 

@@ -291,6 +291,7 @@ def _winning_code(canvas: Canvas, view: PublicView, area: Area) -> None:
     x, y, w, _h = area
     code = winning_code(view)
     if view.winner is None or code is None:
+        # a programming error: asked only of a won game
         raise ValueError("the winning code shows only once a faction has won")
     canvas.box(area, PANEL, radius=12)
     canvas.text(_("WINNING CODE"), (x + 10, y + 4, w - 20, 24), 22, MUTED, align="left", smallest=16)
@@ -340,6 +341,7 @@ def _release(canvas: Canvas, view: PublicView, turn: Turn, area: Area) -> None:
     _ = canvas.gettext
     seat = turn.releasing
     if seat is None:
+        # a programming error: asked only while releasing
         raise ValueError("NEW CODE or CANCEL is asked only while a seat's card is being released")
     x, y, w, h = area
     canvas.box(area, PANEL, radius=12)

@@ -108,6 +108,7 @@ class Turn:
     def agent(self) -> int:
         """The seat of the agent a PASS, AGENT or HIDDEN stage is about."""
         if self.seat is None:
+            # a programming error: those stages always name a seat
             raise ValueError(f"pass-and-play's {self.stage.value} stage names no seat")
         return self.seat
 

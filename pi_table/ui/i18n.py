@@ -23,6 +23,7 @@ from ..engine.errors import InvalidKey
 from ..engine.keys import Team
 from ..engine.phrase import N_, Phrase, Text
 from ..engine.views import LANGUAGES
+from ..errors import PiTableError
 from ..hal.events import HEALTHY, NOT_WORKING
 
 DOMAIN = "pi_table"
@@ -63,11 +64,15 @@ class _Catalogue(gettext.GNUTranslations):
         return self._said(super().ngettext(msgid1, msgid2, n))
 
 
+class UnknownLanguage(PiTableError, ValueError):
+    """A language the table does not speak (one of ``LANGUAGES``), asked by a setting or a page."""
+
+
 @cache
 def translation(lang: str) -> gettext.NullTranslations:
     """The catalogue for ``lang``; English is the msgids themselves."""
     if lang not in LANGUAGES:
-        raise ValueError(f"the screen speaks {' or '.join(LANGUAGES)}, not {lang!r}")
+        raise UnknownLanguage(f"the screen speaks {' or '.join(LANGUAGES)}, not {lang!r}")
     if lang == "en":
         return gettext.NullTranslations()
     catalogue = gettext.translation(DOMAIN, localedir=LOCALE_DIR, languages=[lang], class_=_Catalogue)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from babel.messages.catalog import Catalog
 
 from ..engine.views import LANGUAGES
+from ..errors import PiTableError
 from .i18n import DOMAIN, LOCALE_DIR
 
 TEMPLATE = LOCALE_DIR / f"{DOMAIN}.pot"
@@ -35,6 +36,10 @@ def po_path(lang: str) -> Path:
     return LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 
+class CatalogueError(PiTableError, ValueError):
+    """A catalogue that Babel cannot read: its file's name and Babel's words for where."""
+
+
 def parse_po(text: str, name: str = "catalogue") -> dict[str, str]:
     """The translated entries of a .po file as Babel reads them, by the English form each
     translates: a plural entry gives its msgid its first form and its msgid_plural its second
@@ -44,7 +49,7 @@ def parse_po(text: str, name: str = "catalogue") -> dict[str, str]:
     try:
         catalog = read_po(io.StringIO(text), abort_invalid=True)
     except PoFileError as error:
-        raise ValueError(f"{name}: {error}") from error
+        raise CatalogueError(f"{name}: {error}") from error
     entries: dict[str, str] = {}
     for message in catalog:
         if message.fuzzy and message.id:

@@ -164,6 +164,7 @@ class PixelOutput:
     def pixels(self, frame: LedFrame) -> list[int]:
         """One ``0xRRGGBB`` per LED on the strip, within the power budget."""
         if len(frame.cells) != CELLS:
+            # a programming error: every frame is drawn of CELLS
             raise ValueError(f"a frame has {CELLS} cells, this one {len(frame.cells)}")
         targets = self._targets.get(len(frame.edge)) or self._spread(len(frame.edge))
         table = self._table

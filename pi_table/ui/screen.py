@@ -517,6 +517,7 @@ def _placing(canvas: Canvas, view: TableView, area: Area) -> None:
     _ = canvas.gettext
     placing, team = view.placing, view.turn
     if placing is None or team is None:
+        # a programming error: the placing phase names both
         raise ValueError("a table view in the placing phase names the next cell and the team laying it")
     x, y, w, h = area
     box = (x, y, w, h - 84)

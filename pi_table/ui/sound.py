@@ -150,9 +150,9 @@ class QuietHours:
 def _minutes(text: str) -> int:
     hours, minutes = text.strip().split(":")
     if len(minutes) != 2 or not hours.isdigit() or not minutes.isdigit():
-        raise ValueError(text)
+        raise ValueError(text)  # caught by QuietHours.parse, which refuses the text
     if not (0 <= int(hours) <= 23 and 0 <= int(minutes) <= 59):
-        raise ValueError(text)
+        raise ValueError(text)  # caught by QuietHours.parse, which refuses the text
     return int(hours) * 60 + int(minutes)
 
 

@@ -48,6 +48,7 @@ from pathlib import Path
 from aiohttp import web
 
 from ..engine.phrase import N_, Phrase
+from ..errors import PiTableError
 from ..files import kept_secret, write_private
 
 log = logging.getLogger("pi_table.web.auth")
@@ -313,13 +314,17 @@ CODE_IS = N_("the code on the table's screen is {digits} digits")
 """What a login is told when what it sent as the code is not one."""
 
 
+class CodeRefused(PiTableError, ValueError):
+    """A login's code that is not the screen's ``CODE_DIGITS`` digits; its message is ``CODE_IS``."""
+
+
 def code_given(given: object) -> str | None:
     """What a login sent as the table's code (anything): None when it sent none (nothing, or an
-    empty text); its ``CODE_DIGITS`` ASCII digits; a ValueError (``CODE_IS``) for anything else."""
+    empty text); its ``CODE_DIGITS`` ASCII digits; CodeRefused (``CODE_IS``) for anything else."""
     if given is None or given == "":
         return None
     if not (isinstance(given, str) and len(given) == CODE_DIGITS and given.isascii() and given.isdigit()):
-        raise ValueError(CODE_IS)
+        raise CodeRefused(CODE_IS)
     return given
 
 

@@ -74,7 +74,7 @@ from ..engine.phrase import N_, Phrase, Text
 from ..engine.views import LANGUAGES
 from ..files import write_private
 from ..hal import AnyModel, Emit, PageOpened, Screen, SelfTestModel, SetupModel
-from ..ui.i18n import say, translation
+from ..ui.i18n import UnknownLanguage, say, translation
 from ..ui.words import Cards
 from .auth import from_this_machine, same
 from .games import publish, seats
@@ -430,7 +430,7 @@ class Companion(ServerThread):
         """The pages' language for a phone that has not chosen its own: the table's, which the
         staff page or the fleet may change while the table runs."""
         if language not in LANGUAGES:
-            raise ValueError(f"the pages speak {' or '.join(LANGUAGES)}, not {language!r}")
+            raise UnknownLanguage(f"the pages speak {' or '.join(LANGUAGES)}, not {language!r}")
         self.language = language
         self._files["page.html"] = rendered_page(self._template, language).encode()
 

@@ -569,6 +569,7 @@ class StaffPage:
             section.mount(app)
         self._add(app, staff("*", "/staff/api/{rest:.*}", self._unknown))  # any other path: 404, after every route
         if missing := unnamed(app, self.roles):
+            # a programming error: a section registered without its role, met at start
             raise RuntimeError(f"staff actions with no role: {', '.join(missing)}")
 
     def _add(self, app: web.Application, route: Route) -> None:

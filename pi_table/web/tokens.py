@@ -36,6 +36,7 @@ TOKEN_BYTES = 16  # 128 bits: as strong as a random UUID, short enough for a QR 
 class Tokens:
     def __init__(self, secret: bytes) -> None:
         if len(secret) < 16:
+            # a programming error: kept_in makes and checks the secret
             raise ValueError(f"the companion's secret is at least 16 bytes, not {len(secret)}")
         self._secret = secret
 

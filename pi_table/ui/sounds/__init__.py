@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ...engine.views import LANGUAGES
+from ...errors import PiTableError
 from ..cues import cue_file
 from ..games import KINDS, kind_synthesisers
 from ..i18n import translation
@@ -183,11 +184,16 @@ def wav_bytes(samples: array[int], rate: int) -> bytes:
     return buffer.getvalue()
 
 
+class NotMono16(PiTableError, ValueError):
+    """A sound file (or espeak-ng's speech) not in the form the synthesisers mix: mono 16-bit,
+    at the rate expected."""
+
+
 def read_wav(path: Path) -> tuple[array[int], int]:
     """A mono 16-bit file's samples and rate."""
     with wave.open(str(path), "rb") as wav:
         if wav.getnchannels() != 1 or wav.getsampwidth() != 2:
-            raise ValueError(f"{path}: expected mono 16-bit, found {wav.getnchannels()} channels of {wav.getsampwidth()} bytes")
+            raise NotMono16(f"{path}: expected mono 16-bit, found {wav.getnchannels()} channels of {wav.getsampwidth()} bytes")
         samples = array("h", wav.readframes(wav.getnframes()))
         return samples, wav.getframerate()
 
@@ -201,7 +207,7 @@ def speak(text: str, lang: str) -> array[int]:
     )
     with wave.open(io.BytesIO(result.stdout), "rb") as wav:
         if wav.getframerate() != 2 * RATE or wav.getsampwidth() != 2:
-            raise RuntimeError(f"espeak-ng gave {wav.getframerate()} Hz, {wav.getsampwidth()} bytes: expected 22050 Hz, 2")
+            raise NotMono16(f"espeak-ng gave {wav.getframerate()} Hz, {wav.getsampwidth()} bytes: expected 22050 Hz, 2")
         raw = array("h", wav.readframes(wav.getnframes()))
     halved = [(raw[i] + raw[i + 1]) / 2 for i in range(0, len(raw) - 1, 2)]
     floor = SILENCE * max(abs(x) for x in halved)

@@ -63,7 +63,7 @@ def phone_palette(css: str | None = None) -> dict[str, RGB]:
     palette = {}
     for role, name in STYLE_VARIABLES.items():
         found = re.search(rf"{name}:\s*#([0-9a-fA-F]{{6}})\b", text)
-        if found is None:
+        if found is None:  # a programming error: the style sheet is the project's own
             raise ValueError(f"{STYLE.name} defines no {name}: #rrggbb; the phones' key page needs it for the {ROLES[role]}")
         palette[role] = (int(found[1][0:2], 16), int(found[1][2:4], 16), int(found[1][4:6], 16))
     return palette
@@ -83,6 +83,7 @@ def palettes() -> dict[str, dict[str, RGB]]:
 def simulate(colours: RGB | np.ndarray, vision: str) -> np.ndarray:
     """``colours`` (0-255 sRGB, last axis RGB) as someone with ``vision`` sees them, 0-255."""
     if vision not in VISIONS:
+        # a programming error: the command offers only VISIONS
         raise ValueError(f"vision is one of {', '.join(VISIONS)}, not {vision!r}")
     srgb = np.asarray(colours, dtype=float) / 255
     deficiency = VISIONS[vision]

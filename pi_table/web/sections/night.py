@@ -44,8 +44,8 @@ from typing import Protocol, TypeVar
 
 from aiohttp import web
 
-from ...engine.endings import WORDS
 from ...engine.errors import Refusal
+from ...engine.games import terminations
 from ...engine.phrase import N_, Phrase
 from ...night.pairing import PairingRefused
 from ...night.recorder import Recorder
@@ -306,7 +306,7 @@ class NightSection(Section[Table]):
         if night is not None:
             night["free_play"] = self.recorder.free_play()
             night["high_scores"] = best
-            night["endings"] = {t.value: translation(lang).gettext(WORDS[t]) for t in WORDS}
+            night["endings"] = {t.value: translation(lang).gettext(t.words) for t in terminations()}
         kept = [path.stem for path in self.book.kept()]
         names = await asyncio.to_thread(lambda: {night_id: self.book.name_of(night_id) for night_id in kept[-KEPT_NAMED:]})
         return web.json_response({"night": night, "kept": kept, "kept_names": names, "offers": offers})
