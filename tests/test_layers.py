@@ -315,13 +315,13 @@ def test_a_device_used_out_of_order_is_a_pi_table_error(tmp_path):
 
 ROOMS = {
     "config": ["schema", "settings", "machine", "loading", "writing", "trial"],
-    "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "restarts", "checkup",
-               "owner_files", "broker_desk", "owner_notice", "owners_part", "staff_desk", "first_boot", "security", "fleet_dashboard", "run"],
+    "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "offsite", "restarts", "checkup",
+               "notices", "owner_files", "broker_desk", "owner_notice", "owners_part", "staff_desk", "first_boot", "security", "fleet_dashboard", "run"],
     "web": ["tokens", "seats", "runner", "auth", "acts", "roles", "snapshot", "pages", "codex_pages", "games", "texts", "night", "staff",
             "server"],
     "cli": ["frame", "output", "window", "tables", "script", "grid", "codex", "games", "options", "play", "board", "control", "service",
             "fleet", "backup", "release", "image", "bench"],
-    "release": ["layout", "service_user", "network", "broker", "wheels", "keys", "bundle", "requests", "first_boot", "lock", "system",
+    "release": ["layout", "service_user", "network", "broker", "wheels", "keys", "bundle", "requests", "first_boot", "lock", "system", "stick",
                 "helper",
                 "desk"],
     "ui": ["i18n", "messages", "words", "orientation", "mounting", "pixels", "leds", "canvas", "codex_turns", "cues", "grid_sound",
