@@ -360,3 +360,39 @@ def test_the_room_order_is_every_room_of_its_package():
         found = {path.stem for path in (PACKAGE / package).glob("*.py")} - {"__init__"}
         assert set(order) == found, package
         assert len(order) == len(set(order)), package
+
+
+def after_ready() -> list[str]:
+    """The modules ``Daemon.start`` imports in its own body after it tells systemd READY=1: loaded
+    on the main thread before the loop's first watchdog ping."""
+    from pi_table.daemon import run
+
+    start = next(node for node in ast.walk(parsed(Path(run.__file__)))
+                 if isinstance(node, ast.FunctionDef) and node.name == "start")
+    ready = next(node.lineno for node in ast.walk(start) if isinstance(node, ast.Attribute) and node.attr == "ready")
+    found = set()
+    for node in ast.walk(start):
+        if isinstance(node, ast.ImportFrom) and node.lineno > ready:
+            base = ".".join(["pi_table", "daemon"][:3 - node.level]) if node.level else ""
+            found |= ({f"{base}.{node.module}".lstrip(".")} if node.module
+                      else {f"{base}.{alias.name}" for alias in node.names})
+    return sorted(found)
+
+
+def test_the_start_loads_no_page_between_ready_and_the_loops_first_watchdog_ping():
+    """systemd's watchdog (10 s) runs from READY=1, and the loop pings it only once ``start`` is
+    done: what ``start`` imports after READY must be light. The phones' and staff pages (the web
+    layer, aiohttp) and Apprise take many seconds to load on a Pi 3 and belong to the companion's
+    own thread; the notifications loading the staff page's section killed every start of the
+    emulated Pi after its set-up."""
+    import subprocess
+    import sys
+
+    loaded = after_ready()
+    assert "pi_table.daemon.notices" in loaded and "pi_table.daemon.security" in loaded, loaded
+    heavy = subprocess.run([sys.executable, "-c", (
+        "import importlib, sys\nimport pi_table.daemon.run\n"
+        f"for name in {loaded!r}: importlib.import_module(name)\n"
+        "print(sorted(n for n in sys.modules if n.split('.')[0] in ('aiohttp', 'apprise') or n.startswith('pi_table.web')))")],
+        capture_output=True, text=True, timeout=60, check=True).stdout
+    assert heavy.strip() == "[]", f"loaded after READY, before the loop pings the watchdog: {heavy}"

@@ -143,6 +143,12 @@ EVENTS = {
 }
 
 
+def test_the_staff_page_offers_each_event_the_table_tells_of_and_no_other():
+    from pi_table.web.sections.notify import EVENT_WORDS
+
+    assert tuple(EVENT_WORDS) == notices.EVENTS == tuple(EVENTS)
+
+
 @pytest.mark.parametrize("event", list(EVENTS))
 def test_each_event_the_owner_chose_arrives_once(tmp_path, receiver, monkeypatch, event):
     make, words = EVENTS[event]

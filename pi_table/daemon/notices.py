@@ -39,7 +39,6 @@ from ..hal.events import NOT_WORKING, is_fault
 from ..release import system
 from ..release.layout import HOME, Releases, act_note
 from ..ui.i18n import say
-from ..web.sections.notify import EVENT_WORDS
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -49,9 +48,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("pi_table.daemon")
 URL_KEY = "notify.url_file"  # the setting naming the file the Apprise URL is kept in
 EVENTS_KEY = "notify.events"
-EVENTS = EVENT_WORDS
-"""The events the owner may be told of (``NOTICE_EVENTS``), in the words the staff page offers them."""
-assert tuple(EVENTS) == NOTICE_EVENTS
+EVENTS = NOTICE_EVENTS
+"""The events the owner may be told of. The staff page's words for them are its section's
+(``web.sections.notify.EVENT_WORDS``): loading the pages here, after READY and before the
+loop's first watchdog ping, took longer than systemd's watchdog on a Pi."""
 SCHEMES = ("mailto", "mailtos", "tgram", "ntfy", "ntfys", "matrix", "matrixs", "json", "jsons", "gotify", "gotifys",
            "signal", "signals", "discord", "slack", "pover", "mmost", "mmosts", "rocket", "rockets", "xmpp", "xmpps")
 """The Apprise services the table sends to: mail, chats and push services a café uses."""
