@@ -109,8 +109,9 @@ say "LED strip: $backend; screen: $([ "$screen" = True ] && echo "$panel" || ech
 # unattended-upgrades applies Debian's security updates when the table asks (pi-table-security.service).
 # mosquitto is the café's broker, should the owner make this table the broker on its staff page
 # (docs/cafe/dashboard.md): off until then (below); openssl makes its certificates.
+# rclone copies the nightly backup to the network place the owner gives (docs/cafe/backup.md).
 packages=(python3 python3-venv python3-pip python3-pygame python3-gpiozero python3-spidev python3-serial
-          openssh-client unattended-upgrades mosquitto openssl)
+          openssh-client unattended-upgrades mosquitto openssl rclone)
 # (A bundle's wheels are built already: nothing is compiled.)
 [ "$backend" = ws281x ] && [ -z "$bundle" ] && packages+=(python3-dev gcc libc6-dev)
 begin "system packages: checking apt's sources"
@@ -357,7 +358,7 @@ mkdir -p "$unit_dir"
 # and a table's first boot from the SD image (docs/dev/first-boot.md), which the image's builder
 # enables (PI_TABLE_FIRST_BOOT=1): its secrets made on the device, its set-up from a phone.
 for unit in pi-table.service pi-table-helper.service pi-table-helper.path pi-table-first-boot.service \
-            pi-table-security.service; do
+            pi-table-security.service pi-table-stick.service; do
   install -m 0644 "$src/systemd/$unit" "$unit_dir/$unit"
 done
 # Debian's security updates are applied when the table is idle, on the owner's schedule

@@ -952,6 +952,7 @@ class FakeDesk:
 
     night = None
     first_boot = None
+    notices = None  # the owner's notifications: off, as on a table that does not hold its journal
     spool = Path("/nonexistent/pi-table-spool")  # where a root helper would take its requests: none here
 
     def __init__(self) -> None:
@@ -1262,6 +1263,21 @@ class StaffTable(InProcessDaemon):
     def guess(self, cell: int) -> None:
         loop = self.daemon.loop
         assert loop.call(lambda: loop.submit(Guess(cell))).ok
+
+
+def restarted(table: StaffTable) -> InProcessDaemon:
+    """The table that ended itself to restart, started again as systemd does."""
+    wait_for(lambda: not table.runner.is_alive(), "the table ending itself to restart", 15)
+    table.close()
+    (table.folder / "journal/staff.restarts").unlink(missing_ok=True)
+    return InProcessDaemon(table.config)
+
+
+def again(staff: Staff, table: InProcessDaemon) -> Staff:
+    """The same phone (its cookies, its token) on the table started again, wherever it listens now."""
+    assert table.daemon.companion is not None
+    staff.base = table.daemon.companion.base_url
+    return staff
 
 
 def run_first_boot(config: Path) -> subprocess.CompletedProcess:

@@ -838,6 +838,14 @@ def helper_done(pi: EmulatedPi, since: float) -> dict:
     return until(ended, "the root helper's update", HELPER_S, pi, every=10)
 
 
+def told(pi: EmulatedPi, note: dict) -> str:
+    """The helper's note whole, with the table's and the helper's journals of this boot: what a
+    failed update's assertion shows, since the emulated Pi is gone by the time anyone reads it."""
+    journals = {unit: pi.ssh(f"sudo journalctl -u {unit} -b --no-pager -o cat | tail -n 60", check=False).stdout
+                for unit in ("pi-table", "pi-table-helper")}
+    return json.dumps(note, indent=1) + "".join(f"\n--- {unit}:\n{text}" for unit, text in journals.items())
+
+
 def test_a_signed_update_applies_and_one_that_cannot_start_is_rolled_back(pi, set_up, work, maker, pi_wheels):
     good, _ = bundle_for_the_pi(work, maker, pi_wheels, later(1))
     broken, _ = bundle_for_the_pi(work, maker, pi_wheels, later(2), broken=True)
@@ -846,7 +854,7 @@ def test_a_signed_update_applies_and_one_that_cannot_start_is_rolled_back(pi, se
     assert upload(staff(pi), good) == (202, {"ok": True})
     last = helper_done(pi, since)
     FIGURES["a signed update, uploaded to proven"] = time.monotonic() - started
-    assert last["outcome"] == "done", last
+    assert last["outcome"] == "done", told(pi, last)
     until(lambda: (s := pi.answering()) and s["version"] == later(1), "the table on the update", 300, pi)
 
     since = float(pi.ssh("date +%s").stdout)
@@ -854,7 +862,7 @@ def test_a_signed_update_applies_and_one_that_cannot_start_is_rolled_back(pi, se
     assert upload(staff(pi), broken) == (202, {"ok": True})
     last = helper_done(pi, since)
     FIGURES["an update that cannot start, uploaded to rolled back"] = time.monotonic() - started
-    assert last["outcome"] == "rolled back", last
+    assert last["outcome"] == "rolled back", told(pi, last)
     until(lambda: (s := pi.answering()) and s["version"] == later(1), "the table back on the good release", 300, pi)
     assert "a release that cannot start, on purpose" in pi.ssh("sudo journalctl -u pi-table -b --no-pager -o cat").stdout
 

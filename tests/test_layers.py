@@ -465,13 +465,13 @@ def test_a_device_used_out_of_order_is_a_pi_table_error(tmp_path):
 
 ROOMS = {
     "config": ["schema", "settings", "machine", "loading", "writing", "trial"],
-    "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "restarts", "checkup",
-               "owner_files", "broker_desk", "owner_notice", "owners_part", "staff_desk", "first_boot", "security", "fleet_dashboard", "run"],
+    "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "offsite", "restarts", "checkup",
+               "notices", "owner_files", "broker_desk", "owner_notice", "owners_part", "staff_desk", "first_boot", "security", "fleet_dashboard", "run"],
     "web": ["tokens", "seats", "runner", "auth", "acts", "roles", "snapshot", "pages", "codex_pages", "games", "texts", "night", "staff",
             "server"],
     "cli": ["frame", "output", "window", "tables", "script", "grid", "codex", "games", "options", "play", "board", "control", "service",
             "fleet", "backup", "release", "image", "bench"],
-    "release": ["layout", "service_user", "network", "broker", "wheels", "keys", "bundle", "requests", "first_boot", "lock", "system",
+    "release": ["layout", "service_user", "network", "broker", "wheels", "keys", "bundle", "requests", "first_boot", "lock", "system", "stick",
                 "helper",
                 "desk"],
     "ui": ["i18n", "messages", "words", "orientation", "mounting", "pixels", "leds", "canvas", "codex_turns", "cues", "grid_sound",
@@ -510,3 +510,39 @@ def test_the_room_order_is_every_room_of_its_package():
         found = {path.stem for path in (PACKAGE / package).glob("*.py")} - {"__init__"}
         assert set(order) == found, package
         assert len(order) == len(set(order)), package
+
+
+def after_ready() -> list[str]:
+    """The modules ``Daemon.start`` imports in its own body after it tells systemd READY=1: loaded
+    on the main thread before the loop's first watchdog ping."""
+    from pi_table.daemon import run
+
+    start = next(node for node in ast.walk(parsed(Path(run.__file__)))
+                 if isinstance(node, ast.FunctionDef) and node.name == "start")
+    ready = next(node.lineno for node in ast.walk(start) if isinstance(node, ast.Attribute) and node.attr == "ready")
+    found = set()
+    for node in ast.walk(start):
+        if isinstance(node, ast.ImportFrom) and node.lineno > ready:
+            base = ".".join(["pi_table", "daemon"][:3 - node.level]) if node.level else ""
+            found |= ({f"{base}.{node.module}".lstrip(".")} if node.module
+                      else {f"{base}.{alias.name}" for alias in node.names})
+    return sorted(found)
+
+
+def test_the_start_loads_no_page_between_ready_and_the_loops_first_watchdog_ping():
+    """systemd's watchdog (10 s) runs from READY=1, and the loop pings it only once ``start`` is
+    done: what ``start`` imports after READY must be light. The phones' and staff pages (the web
+    layer, aiohttp) and Apprise take many seconds to load on a Pi 3 and belong to the companion's
+    own thread; the notifications loading the staff page's section killed every start of the
+    emulated Pi after its set-up."""
+    import subprocess
+    import sys
+
+    loaded = after_ready()
+    assert "pi_table.daemon.notices" in loaded and "pi_table.daemon.security" in loaded, loaded
+    heavy = subprocess.run([sys.executable, "-c", (
+        "import importlib, sys\nimport pi_table.daemon.run\n"
+        f"for name in {loaded!r}: importlib.import_module(name)\n"
+        "print(sorted(n for n in sys.modules if n.split('.')[0] in ('aiohttp', 'apprise') or n.startswith('pi_table.web')))")],
+        capture_output=True, text=True, timeout=60, check=True).stdout
+    assert heavy.strip() == "[]", f"loaded after READY, before the loop pings the watchdog: {heavy}"

@@ -14,25 +14,10 @@ import pytest
 from pi_table.ui.i18n import translation
 from pi_table.web import acts
 
-from helpers import InProcessDaemon, Staff, StaffTable, dealt_key, wait_for
+from helpers import InProcessDaemon, Staff, StaffTable, again, dealt_key, restarted, wait_for
 
 pytestmark = pytest.mark.daemon
 SECRET = "dash-secret-62"
-
-
-def restarted(table: StaffTable) -> InProcessDaemon:
-    """The table that ended itself to restart, started again as systemd does."""
-    wait_for(lambda: not table.runner.is_alive(), "the table ending itself to restart", 15)
-    table.close()
-    (table.folder / "journal/staff.restarts").unlink(missing_ok=True)
-    return InProcessDaemon(table.config)
-
-
-def again(staff: Staff, table: InProcessDaemon) -> Staff:
-    """The same phone (its cookies, its token) on the table started again, wherever it listens now."""
-    assert table.daemon.companion is not None
-    staff.base = table.daemon.companion.base_url
-    return staff
 
 
 @pytest.mark.parametrize("lang", ["en", "it"])

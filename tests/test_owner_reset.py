@@ -217,7 +217,7 @@ def test_every_owners_secret_is_in_the_part_the_reset_wipes_or_kept_with_why():
     file read by the service alone) or a file of the owner's in the journal folder is in it, or
     kept with why; every piece it wipes has its words in the notice."""
     from pi_table.config.schema import OPTIONS
-    from pi_table.daemon import broker_desk, owners_part
+    from pi_table.daemon import broker_desk, offsite, owners_part
     from pi_table.daemon.owner_notice import PART
     from pi_table.web import roles
 
@@ -225,7 +225,7 @@ def test_every_owners_secret_is_in_the_part_the_reset_wipes_or_kept_with_why():
     assert secret >= {"fleet.broker", "fleet.password_file", "fleet.key", "fleet.dashboard_password_file", "web.tls_key"}
     assert secret <= set(owners_part.SETTINGS) | set(owners_part.KEPT)
     assert not set(owners_part.SETTINGS) & set(owners_part.KEPT)
-    owners_files = {roles.OWNER_FILE, roles.RECOVERY_FILE, broker_desk.HANDOUT}
+    owners_files = {roles.OWNER_FILE, roles.RECOVERY_FILE, broker_desk.HANDOUT, offsite.PLACE_FILE}
     assert owners_files <= set(owners_part.JOURNAL_FILES) | set(owners_part.KEPT)
     pieces = {*owners_part.SETTINGS.values(), *owners_part.JOURNAL_FILES.values(), "backups", "keys", "cafe_broker"}
     assert pieces == set(PART)
@@ -255,11 +255,13 @@ def test_the_wipe_leaves_no_password_in_the_settings_their_last_good_copy_or_the
     (files / "broker-1.password").write_text("file-password\n")
     (files / "dashboard-1.password").write_text("dashboard-password\n")
     (files / "blocked-words-1.txt").write_text("owls\n")
+    (files / "notify-1.url").write_text("ntfys://owner-token@ntfy.example/cafe-owls\n")
     config = tmp_path / "config.toml"
     config.write_text(STAFF_CONFIG + '[fleet]\nbroker = "mqtts://t1@broker.example:8883"\n'
                       f'table_id = "t1"\npassword_file = "{files / "broker-1.password"}"\n'
                       f'dashboard_password_file = "{files / "dashboard-1.password"}"\n'
-                      f'[night]\nblocked_words = "{files / "blocked-words-1.txt"}"\n')
+                      f'[night]\nblocked_words = "{files / "blocked-words-1.txt"}"\n'
+                      f'[notify]\nurl_file = "{files / "notify-1.url"}"\n')
     good = config.read_text().replace(f'password_file = "{files / "broker-1.password"}"\n', "").replace(
         "mqtts://t1@", f"mqtts://t1:{BROKER_SECRET}@")  # the settings before: the password in the URL
     trial.beside(config, trial.GOOD).write_text(good)
@@ -272,10 +274,10 @@ def test_the_wipe_leaves_no_password_in_the_settings_their_last_good_copy_or_the
 
     wiped = owners_part.wipe(loaded, NoHelper())
 
-    assert wiped == ["broker", "dashboard", "recovery", "handout", "backups"]
+    assert wiped == ["broker", "dashboard", "notify", "recovery", "handout", "backups"]
     for path in (config, trial.beside(config, trial.GOOD)):
         text = path.read_text()
-        assert BROKER_SECRET not in text and ".password" not in text, path
+        assert BROKER_SECRET not in text and ".password" not in text and ".url" not in text, path
         assert 'broker = "mqtts://t1@broker.example:8883"' in text and "blocked-words-1.txt" in text  # the rest kept
     assert sorted(path.name for path in files.iterdir()) == ["blocked-words-1.txt"]
     assert sorted(path.name for path in (tmp_path / "journal").iterdir()) == []

@@ -86,7 +86,8 @@ def test_the_daemon_keeps_every_file_of_its_journal_directory_private(tmp_path, 
         table.close()
     files = {path.name: oct(mode(path)) for path in journal.iterdir()}
     assert files == {name: oct(0o600) for name in (game.name, f"{game.name}.damaged-1", "companion.secret",
-                                                   "companion.opened", "in-play.json", "staff.device-key", ".lock")}
+                                                   "companion.opened", "in-play.json", "staff.device-key", ".lock",
+                                                   "notices.sent", "notices.running")}  # killed: a crash to tell
     assert mode(journal) == 0o700
 
 

@@ -35,7 +35,8 @@ OWNERS = {("POST", "/staff/api/power"), ("POST", "/staff/api/restore"), ("GET", 
           ("GET", "/staff/api/backups"), ("POST", "/staff/api/config/discard"), ("POST", "/staff/api/security"),
           ("POST", "/staff/api/keys"), ("POST", "/staff/api/network"), ("GET", "/staff/api/broker"),
           ("POST", "/staff/api/broker"), ("GET", "/staff/api/broker/ca.crt"), ("POST", "/staff/api/owner/recovery"),
-          ("POST", "/staff/api/owner/notice")}
+          ("POST", "/staff/api/owner/notice"), ("GET", "/staff/api/offsite"), ("POST", "/staff/api/offsite"),
+          ("GET", "/staff/api/notify"), ("POST", "/staff/api/notify/test")}
 """What the issue gives the owner alone: power, restores, updates and the PIN's reset; the
 backup's download, which holds the settings whole (a broker's password written in its URL too);
 the Wi-Fi (issue 39), which can take the table off the network the staff reach it on; and the
@@ -45,7 +46,9 @@ security updates run now (issue 50, 8), which may restart the table; a release k
 (issue 50, 4), which decides what updates the table installs; a fixed address or a host name
 (issue 50, 7), which can take the table off the address the staff reach; the café's broker on this
 table (issue 50, 3): its view holds the passwords the other tables are to be given; a new recovery
-code for the owner's passphrase, and the notice of its reset acknowledged (issue 58, 1)."""
+code for the owner's passphrase, and the notice of its reset acknowledged (issue 58, 1); the network
+place the backups are copied to, and its password (issue 62); the owner's notifications (issue 62):
+their Apprise URL is a secret, and a test sends to a host it names."""
 
 
 class RolesDesk(FakeDesk):

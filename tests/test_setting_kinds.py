@@ -106,7 +106,8 @@ SECRET_KEYS = [option.key for option in OPTIONS if option.kind == "secret"]
 
 def test_every_setting_that_names_a_secret_is_of_the_secret_kind():
     """The settings whose file the table sends or serves as a secret (a password, a private key)."""
-    assert set(SECRET_KEYS) == {"web.tls_key", "fleet.password_file", "fleet.key", "fleet.dashboard_password_file"}
+    assert set(SECRET_KEYS) == {"web.tls_key", "fleet.password_file", "fleet.key", "fleet.dashboard_password_file",
+                                "notify.url_file"}
 
 
 @pytest.mark.parametrize("key", SECRET_KEYS)

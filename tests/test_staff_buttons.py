@@ -26,7 +26,7 @@ LATE = ("owner-end", "restore", "tls-self", "logout", "restart")
 restart the table or end the session under the walk."""
 MUST = ("undo", "end-game", "export-csv", "export-json", "log-refresh", "log-download", "backup-download",
         "update-look", "selftest-start", "tune-start", "reboot", "poweroff", "night-propose", "night-confirm",
-        "night-withdraw", "night-csv", "night-trf", "night-print", "night-close", "tls-upload", *LATE)
+        "night-withdraw", "night-csv", "night-trf", "night-print", "night-close", "tls-upload", "notify-test", *LATE)
 """The buttons the walk must have pressed, by their ids: it cannot pass by finding fewer."""
 HANDLED = re.compile(r"^Failed to load resource: the server responded with a status of (400|403|404|409)\b")
 """Chromium's own console line for an answer the page reads as a refusal and says in words:
@@ -94,6 +94,7 @@ def test_every_button_of_the_staff_page_works_on_a_phone(tmp_path, browser, lang
         # the owner's files refused, so the walk goes on without the restart a change of them makes
         page.fill("#broker-address", "mqtts://table:password@broker.example")
         page.fill("#blocked-words", "two words")
+        page.fill("#notify-url", "not-an-apprise-url")  # refused: its save and its test say why
         walk(page, seen, pressed)
         assert "broker-form:" + {"en": "Save the broker", "it": "Salva il broker"}[lang] in pressed
         # what the first pass left hidden: a night with its teams, a backup chosen, two PINs that differ

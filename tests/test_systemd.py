@@ -160,6 +160,24 @@ def test_the_security_updates_unit_verifies_and_runs_the_helpers_act_started_by_
     assert unit_values(SECURITY, "Type") == ["oneshot"] and "[Install]" not in SECURITY.read_text()
 
 
+STICK = ROOT / "systemd" / "pi-table-stick.service"
+
+
+def test_the_sticks_unit_verifies_may_mount_and_nothing_more_and_is_started_by_the_helper_alone(tmp_path):
+    """The nightly backup to a USB stick (issue 62): the helper's ``stick`` act in a sandbox of its
+    own, the one that may mount (the helper's may not): two capabilities, block devices alone, no
+    network, started by the helper when the service asks (never enabled)."""
+    from pi_table.release import stick
+
+    verify_beside_the_helper(STICK, tmp_path)
+    assert STICK.name == stick.UNIT and unit_values(STICK, "ExecStart") == ["/opt/pi-table/helper stick"]
+    assert set(unit_values(STICK, "CapabilityBoundingSet")[0].split()) == {"CAP_SYS_ADMIN", "CAP_DAC_OVERRIDE"}
+    assert unit_values(STICK, "PrivateNetwork") == ["yes"] and unit_values(STICK, "DevicePolicy") == ["closed"]
+    assert set(unit_values(STICK, "DeviceAllow")) == {"block-sd rw", "block-blkext rw"}
+    assert unit_values(STICK, "Type") == ["oneshot"] and "[Install]" not in STICK.read_text()
+    assert any(value.startswith("~") and "@mount" in value for value in unit_values(HELPER, "SystemCallFilter"))
+
+
 FIRST_BOOT = ROOT / "systemd" / "pi-table-first-boot.service"
 
 
@@ -287,7 +305,7 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
     unit = installer.root / "etc/systemd/system/pi-table.service"
     assert unit.read_text() == UNIT.read_text()
     for helper_unit in ("pi-table-helper.service", "pi-table-helper.path", "pi-table-first-boot.service",
-                        "pi-table-security.service"):
+                        "pi-table-security.service", "pi-table-stick.service"):
         assert (unit.parent / helper_unit).read_text() == (UNIT.parent / helper_unit).read_text()
     # Debian's own timer leaves the security updates to the table, which applies them when idle (50.8)
     assert 'APT::Periodic::Unattended-Upgrade "0";' in (installer.root / "etc/apt/apt.conf.d/52pi-table").read_text()

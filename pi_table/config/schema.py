@@ -59,9 +59,12 @@ pins, the paths and the screen's hardware are advanced."""
 
 SECTION_GROUPS = {"game": "game", "timer": "game", "touch": "advanced", "leds": "advanced", "screen": "advanced",
                   "buttons": "advanced", "web": "phones", "staff": "phones", "fleet": "fleet", "sim": "advanced",
-                  "paths": "advanced", "sound": "sound", "night": "game", "system": "advanced"}
+                  "paths": "advanced", "sound": "sound", "night": "game", "system": "advanced",
+                  "notify": "advanced"}
 """A section's keys' group, unless a key names its own."""
 
+NOTICE_EVENTS = ("device", "restart", "update", "backup", "disk", "night")
+"""What the owner's notifications may tell of (``daemon.notices``)."""
 SECONDS, MINUTES, PIXELS, DEGREES = N_("seconds"), N_("minutes"), N_("pixels"), N_("degrees")
 LANGUAGE_NAMES = {"en": "English", "it": "Italiano"}
 """Each language by its own name, as a choice is offered in any language."""
@@ -292,6 +295,10 @@ OPTIONS = (
            label=N_("Security updates' hour"), range=Range(0, 23), owner=True),
     Option("night", "blocked_words", "", "file", N_("a game night's teams may not use these words in their names: a file, one word a line ('': none)"),
            label=N_("Words not allowed in team names")),
+    Option("notify", "url_file", "", "secret", N_("a file holding the Apprise URL the owner's notifications are sent to, readable by the service alone ('': none are sent)"),
+           label=N_("Notifications' address file")),
+    Option("notify", "events", list(NOTICE_EVENTS), "str_list", N_("what the owner is told of: device, restart, update, backup, disk, night"),
+           label=N_("Notifications' events"), owner=True),
 )
 
 

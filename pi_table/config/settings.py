@@ -35,6 +35,7 @@ from .schema import (
     EXPECTED,
     LED_BACKENDS,
     MAX_LEDS,
+    NOTICE_EVENTS,
     SECURITY_UPDATES,
     SOCKET_PATH_MAX,
     SPI_MOSI,
@@ -310,6 +311,7 @@ def build(values: dict[str, object], source: Path | None) -> Config:
     if taken:
         raise Refusal("GPIO {pin} carries the LED data line, so it cannot also be the {button} button", pin=data_pin,
                       button=taken[0])
+    _notice_events(v)
     return Config(
         source=source,
         values=dict(values),
@@ -355,6 +357,14 @@ def _security(v: Values) -> Schedule:
         raise Refusal("security_hour is an hour {least} to {most}, not {hour}", least=hours.least, most=hours.most,
                       hour=hour)
     return Schedule(every, hour)
+
+
+def _notice_events(v: Values) -> None:
+    """[notify] events: each one the owner's notifications tell of."""
+    unknown = [name for name in v.texts("notify.events") if name not in NOTICE_EVENTS]
+    if unknown:
+        raise Refusal("notify.events takes {choices}, not {unknown!r}", choices=", ".join(NOTICE_EVENTS),
+                      unknown=unknown[0][:40])
 
 
 def _staff_session_s(v: Values) -> float:

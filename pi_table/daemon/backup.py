@@ -512,7 +512,7 @@ def starting(config: Config) -> tuple[Config, trial.Trial | None]:
     phase = note.get("phase")
     if phase not in (STAGED_PHASE, APPLYING):  # its watch found it unhealthy, or its start died first
         why = note.get("why")
-        return _rolled_back(config, under, why if isinstance(why, dict) else _said(
+        return _rolled_back(config, under, why if isinstance(why, dict) else said(
             Phrase.of("the table stopped before it was healthy on the restored backup"))), None
     where = folder(config)
     try:
@@ -524,7 +524,7 @@ def starting(config: Config) -> tuple[Config, trial.Trial | None]:
     except (OSError, BadBackup) as e:  # nothing replaced yet, or the last good state is kept
         why = Phrase.of("the restored backup could not be applied: {error}",
                         error=e.phrase if isinstance(e, BadBackup) else e.strerror or str(e))
-        return _rolled_back(config, under, _said(why)), None
+        return _rolled_back(config, under, said(why)), None
     _apply(config, files)
     under = replace(under, starts=under.starts + 1)
     _note(config, under, APPLIED)
@@ -535,7 +535,7 @@ def starting(config: Config) -> tuple[Config, trial.Trial | None]:
         return load_config(config.source, machine=True), under
     except ConfigError as e:
         why = Phrase.of("the table could not start on the restored settings: {problems}", problems=tuple(e.phrases))
-        return _rolled_back(config, under, _said(why)), None
+        return _rolled_back(config, under, said(why)), None
 
 
 def keep(config: Config) -> None:
@@ -549,7 +549,7 @@ def keep(config: Config) -> None:
 def roll_back_later(config: Config, under: trial.Trial, why: Text) -> None:
     """The watch found the table unhealthy on the restored backup: the next start (the restart
     that follows) puts the last good state back, before anything opens the journal."""
-    _note(config, under, ROLLING_BACK, _said(why))
+    _note(config, under, ROLLING_BACK, said(why))
 
 
 def _rolled_back(config: Config, under: trial.Trial, why: dict[str, str]) -> Config:
@@ -610,7 +610,8 @@ def _read_note(path: Path) -> dict[str, Any]:
     return note if isinstance(note, dict) else {}
 
 
-def _said(why: Text) -> dict[str, str]:
+def said(why: Text) -> dict[str, str]:
+    """``why`` in every language the table speaks, for a note a page reads later."""
     return {lang: say(why, lang) for lang in LANGUAGES}
 
 
@@ -646,10 +647,13 @@ class Nightly:
     all. ``clock`` is the wall clock, which tests replace; ``run`` comes round every ``every_s``."""
 
     def __init__(self, config: Config, clock: Callable[[], float] = time.time, keep: int = NIGHTLY_KEEP,
-                 most: int = NIGHTLY_MOST, every_s: float = NIGHTLY_EVERY_S) -> None:
+                 most: int = NIGHTLY_MOST, every_s: float = NIGHTLY_EVERY_S,
+                 copies: Iterable[Callable[[Config, Path], object]] = ()) -> None:
         self.config, self.clock, self.keep, self.most, self.every_s = config, clock, keep, most, every_s
+        self.copies = tuple(copies)  # where else each night's backup goes, off the SD card (``offsite``)
         self.stopped = threading.Event()
         self._thread: threading.Thread | None = None
+        self.failed: str | None = None  # why the last night's backup could not be made, until one is (``notices``)
 
     def due(self) -> bool:
         """Whether no backup was made since the last quiet hour."""
@@ -675,10 +679,16 @@ class Nightly:
             where.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
             write_private(path, data)
         except (OSError, BadBackup) as e:
-            log.warning("the nightly backup cannot be made in %s: %s", where, getattr(e, "strerror", None) or e)
+            why = e.phrase if isinstance(e, BadBackup) else Phrase.of(
+                "the nightly backup cannot be made in {path}: {error}", path=str(where), error=e.strerror or str(e))
+            self.failed = str(getattr(e, "strerror", None) or e)  # until one is made: the owner is told (``notices``)
+            failed("nightly", why)
             return None
+        self.failed = None
         prune(where, self.keep, self.most)
         log.info("nightly backup %s (%s MB)", path, _mb(len(data)))
+        for copy in self.copies:
+            copy(self.config, path)
         return path
 
     def start(self) -> None:
@@ -693,6 +703,13 @@ class Nightly:
 
     def stop(self) -> None:
         self.stopped.set()
+
+
+def failed(where: str, why: Text) -> None:
+    """A backup did not reach ``where`` it goes (``nightly``: the SD card, ``offsite``: the network
+    place, ``stick``: a USB stick): the one place every such failure passes, for a notification to
+    hook. Each keeps its own note the staff page shows."""
+    log.warning("the %s backup failed: %s", where, say(why, "en"))
 
 
 def kept(where: Path) -> list[Path]:

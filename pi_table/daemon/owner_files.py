@@ -33,9 +33,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("pi_table.daemon")
 FOLDER = SECRETS
 KEYS = ("web.tls_cert", "web.tls_key", "fleet.password_file", "fleet.ca", "night.blocked_words",
-        "fleet.dashboard_password_file")
+        "fleet.dashboard_password_file", "notify.url_file")
 """The settings that name a file this room writes."""
-KINDS = ("tls", "broker", "blocked-words", "dashboard")
+KINDS = ("tls", "broker", "blocked-words", "dashboard", "notify")
 PEM_MOST = 32 * 1024  # a certificate with its chain, or a key: a few kilobytes
 WORDS_MOST = 2000  # blocked words: a list a person keeps, not a dictionary
 WORD_MOST = 40  # characters: longer than any team's name
@@ -70,6 +70,8 @@ def changes(config: Config, kind: str, given: dict[str, Any], reached: str | Non
         return _blocked_words(where, given)
     if kind == "dashboard":
         return _dashboard(where, given)
+    if kind == "notify":
+        return _notify(where, given)
     raise Refusal("unknown kind {kind}: expected one of {kinds}", kind=kind[:30], kinds=", ".join(KINDS))
 
 
@@ -157,6 +159,30 @@ def _dashboard(where: Path, given: dict[str, Any]) -> tuple[dict[str, object], l
     return {**found, "fleet.dashboard_password_file": str(file := _password(where, "dashboard", password))}, [file]
 
 
+def _notify(where: Path, given: dict[str, Any]) -> tuple[dict[str, object], list[Path]]:
+    """The owner's notifications (issue 62): the events chosen, and the Apprise URL (empty: the one
+    set kept; ``forget``: none), checked as the kind it is before it is written."""
+    from .notices import EVENTS, NoticeUrl
+
+    url, events, forget = given.get("url", ""), given.get("events"), given.get("forget", False)
+    if not isinstance(url, str) or not isinstance(events, list) or not all(isinstance(e, str) for e in events) \
+            or not isinstance(forget, bool):
+        raise Refusal("expected the notifications' address (empty: keep the one set) and the events chosen, a list")
+    unknown = [event for event in events if event not in EVENTS]
+    if unknown:
+        raise Refusal("the events are among {events}, not {unknown!r}", events=", ".join(EVENTS),
+                      unknown=unknown[0][:40])
+    found: dict[str, object] = {"notify.events": list(dict.fromkeys(events))}
+    if forget:
+        return {**found, "notify.url_file": ""}, []
+    if not url.strip():
+        return found, []
+    checked = NoticeUrl.parse(url)
+    file = _fresh(where, "notify", ".url")
+    write_private(file, checked.text.encode() + b"\n")
+    return {**found, "notify.url_file": str(file)}, [file]
+
+
 def _password(where: Path, stem: str, password: str) -> Path:
     """A broker's password written to a file of its own, readable by the service alone."""
     if "\n" in password or len(password) > 1024:
@@ -223,4 +249,5 @@ def state(config: Config) -> dict[str, Any]:
                        "password_set": bool(values["fleet.password_file"])},
             "blocked_words": words[:WORDS_MOST], "https": bool(values["web.tls_cert"]),
             "dashboard": {"port": values["fleet.dashboard_port"], "user": str(values["fleet.dashboard_user"]),
-                          "password_set": bool(values["fleet.dashboard_password_file"])}}
+                          "password_set": bool(values["fleet.dashboard_password_file"])},
+            "notify": {"url_set": bool(values["notify.url_file"])}}

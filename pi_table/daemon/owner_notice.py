@@ -18,8 +18,10 @@ NOTICE = "owner.reset"  # in the journal folder: the last reset of the owner's p
 PART = {
     "broker": N_("the broker's password or client key"),
     "dashboard": N_("the fleet dashboard's broker password"),
+    "notify": N_("the notifications' address"),
     "recovery": N_("the recovery code"),
     "handout": N_("the café's tables' passwords still to hand out"),
+    "offsite": N_("the network place the backups are copied to, and its password"),
     "backups": N_("the nightly backups"),
     "keys": N_("the release keys the owner added"),
     "cafe_broker": N_("the café's broker's passwords"),

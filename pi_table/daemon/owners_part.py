@@ -8,10 +8,11 @@ staff page, the table's screen, its status and its fleet's reports, until the ow
 The part, each piece by the name the notice says it by:
 
 - the settings that hold or name a password (``SETTINGS``): the broker's password in its URL and
-  in its file, the fleet dashboard's broker password; emptied in the configuration and in its
+  in its file, the fleet dashboard's broker password, the notifications' Apprise URL; emptied in the configuration and in its
   last good copy (which a rollback would put back), and the files that held them removed;
 - the owner's files in the journal folder (``JOURNAL_FILES``): the recovery code's hash, the café's
-  tables' passwords still to hand out (``broker_desk``);
+  tables' passwords still to hand out (``broker_desk``), the network place the backups are copied to
+  with its password (``offsite``);
 - the nightly backups (each holds the settings as they were);
 - what root holds, through the root helper's ``owner-wipe``: the release keys the owner added from
   the staff page and the café's broker's passwords (``release.helper``).
@@ -35,7 +36,7 @@ from ..engine.phrase import Text
 from ..files import replace_file
 from ..release.layout import Releases, act_note
 from ..web.roles import RECOVERY_FILE
-from . import backup, owner_files
+from . import backup, offsite, owner_files
 from .broker_desk import HANDOUT
 from .owner_notice import PART
 
@@ -44,11 +45,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pi_table.daemon")
 DASHBOARD_PASSWORD = "fleet.dashboard_password_file"
+NOTIFY_URL = "notify.url_file"  # the Apprise URL of the owner's notifications: a token, a mail password
 SETTINGS = {BROKER: "broker", PASSWORD_FILE: "broker", "fleet.cert": "broker", "fleet.key": "broker",
-            DASHBOARD_PASSWORD: "dashboard"}
+            DASHBOARD_PASSWORD: "dashboard", NOTIFY_URL: "notify"}
 """The settings that hold a password (the broker's URL) or name a file that does, or the table's
 client key for the broker (with its certificate), by the piece of the part each is."""
-JOURNAL_FILES = {RECOVERY_FILE: "recovery", HANDOUT: "handout"}
+JOURNAL_FILES = {RECOVERY_FILE: "recovery", HANDOUT: "handout", offsite.PLACE_FILE: "offsite"}
 """The owner's files in the journal folder, by the piece of the part each is."""
 KEPT = {
     "web.tls_key": "the https key: the table's identity to the phones, shown on no page and sent nowhere; a new "
@@ -85,6 +87,7 @@ def wipe(config: Config, helper: RootHelper, wait_s: float = WAIT_S) -> list[str
         if (journal / name).exists():
             (journal / name).unlink()
             wiped.append(piece)
+    (backup.folder(config) / offsite.NOTE).unlink(missing_ok=True)  # where the place was: the new owner's own
     nightly = backup.kept(backup.folder(config))
     for path in nightly:
         path.unlink(missing_ok=True)
@@ -102,12 +105,12 @@ def _settings(source: Path) -> set[str]:
     emptied: set[str] = set()
     for path in (trial.beside(source, trial.GOOD), source):
         try:
-            fleet = tomllib.loads(path.read_text(encoding="utf-8")).get("fleet", {})
+            document: dict[str, Any] | None = tomllib.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             continue
         except (OSError, ValueError):
-            fleet = None
-        changes = _emptied(fleet) if isinstance(fleet, dict) else None
+            document = None
+        changes = _emptied(document) if document is not None else None
         try:
             if changes:
                 replace_file(path, changed_text(path, changes).encode("utf-8"), path.stat().st_mode & 0o777)
@@ -120,14 +123,19 @@ def _settings(source: Path) -> set[str]:
     return emptied
 
 
-def _emptied(fleet: dict[str, Any]) -> dict[str, object]:
-    """The changes that empty the passwords ``[fleet]`` holds: the URL's password dropped, the files unnamed."""
+def _emptied(document: dict[str, Any]) -> dict[str, object] | None:
+    """The changes that empty the secrets a configuration holds: the broker URL's password dropped,
+    the files unnamed; None when a section they are in is no table."""
     changes: dict[str, object] = {}
-    broker = fleet.get("broker")
+    sections = {key.partition(".")[0] for key in SETTINGS}
+    if any(not isinstance(document.get(section, {}), dict) for section in sections):
+        return None
+    broker = document.get("fleet", {}).get("broker")
     if isinstance(broker, str) and hide_password(broker) != broker:
         changes[BROKER] = keep_password(hide_password(broker), "")
     for key in SETTINGS.keys() - {BROKER}:
-        if fleet.get(key.partition(".")[2]):
+        section, _, name = key.partition(".")
+        if document.get(section, {}).get(name):
             changes[key] = ""
     return changes
 

@@ -69,6 +69,7 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
     from ..web.auth import LineCode, Recovery, Throttle
     from .backup import Nightly
     from .first_boot import FirstBoot
+    from .notices import Watch
     from .security import SecurityUpdates
     from .staff_desk import StaffDesk
 
@@ -182,6 +183,7 @@ class Daemon:
         self.checkup = Checkup(self)  # the staff page's self-test and pads' tuning, the game paused
         self.nightly: Nightly | None = None  # the nightly backups, from READY on (a journal kept in memory has none)
         self.security: SecurityUpdates | None = None  # Debian's security updates on the owner's schedule, from READY on
+        self.notices: Watch | None = None  # the owner's notifications, from READY on
         self.recovery: Recovery | None = None  # a forgotten staff PIN's reset code, once asked for at the table
         self.line_code: LineCode | None = None  # the staff page's code for a new phone during a flood, once it opens
         self.companion_beat = LoopHeartbeat("the companion server")
@@ -228,6 +230,10 @@ class Daemon:
         from .security import SecurityUpdates  # after READY: it reads the releases' notes
 
         self.security = SecurityUpdates(self)
+        if self.lock is not None:  # before the pages: their section sends its tests through it
+            from .notices import Watch
+
+            self.notices = Watch(self)
         log.info("table %s; game %s; control socket %s", state, self.session.id, self.config.paths.socket)
         if self.lock is not None:  # the nights' book is read after READY, before the pages and the fleet use it
             self.night = _night(self.config)
@@ -245,11 +251,26 @@ class Daemon:
         else:
             threading.Thread(target=self.restarts.settle, name="settle", daemon=True).start()
         if self.lock is not None:
+            from . import offsite
             from .backup import Nightly
 
-            self.nightly = Nightly(self.config)
+            self.nightly = Nightly(self.config, copies=(offsite.send, self._to_stick))
             self.nightly.start()
             self.security.start()
+            if self.notices is not None:
+                self.notices.start()
+
+    def _to_stick(self, config: Config, made: Path) -> None:
+        """The night's backup written to a USB stick too, by the root helper, which finds the stick
+        itself (``release.stick``): asked when this table has a helper, and a failure to ask told."""
+        desk = self.staff_desk
+        if desk is None or desk.helper_missing() is not None:
+            return
+        from ..release.stick import ACT
+        from .backup import failed
+
+        if (problem := desk.ask(ACT)) is not None:
+            failed("stick", problem)
 
     # --- [fleet]: the table's reports to an MQTT broker (pi_table/fleet/reporter.py) ---
 
@@ -656,6 +677,8 @@ class Daemon:
             self.nightly.stop()
         if self.security is not None:
             self.security.stop()
+        if self.notices is not None:
+            self.notices.stop()
         self.notifier.stopping()
         self.control.stop()
         if self._companion_start is not None:

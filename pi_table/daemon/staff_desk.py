@@ -18,6 +18,7 @@ from ..config import OPTIONS, trial
 from ..config.schema import GROUPS, form_field
 from ..config.settings import BROKER, broker_change, hide_password
 from ..engine import InvalidRules
+from ..engine.errors import Refusal
 from ..engine.games import names
 from ..engine.phrase import Phrase, Text
 from ..table import history
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from ..table import Session
     from ..web import Companion
     from ..web.auth import Recovery
+    from ..web.sections.notify import Notices
     from ..web.sections.security import Updates
     from ..web.sections.setup import SetupDesk
     from .broker_desk import BrokerDesk
@@ -56,6 +58,10 @@ class Table(Protocol):
     @property
     def first_boot(self) -> SetupDesk | None:
         """Its FirstBoot, while the table awaits its set-up."""
+
+    @property
+    def notices(self) -> Notices | None:
+        """Its owner's notifications (made at READY, by the table that holds the journal)."""
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]: ...
 
@@ -114,6 +120,10 @@ class StaffDesk:
         security = self.daemon.security
         assert security is not None  # made at READY, before the pages open
         return security
+
+    @property
+    def notices(self) -> Notices | None:
+        return self.daemon.notices
 
     @property
     def broker(self) -> BrokerDesk:
@@ -293,6 +303,35 @@ class StaffDesk:
 
     def nightly_backup(self, name: str) -> bytes:
         return backup.nightly_data(self.daemon.config, name)
+
+    def offsite(self, lang: str) -> dict[str, Any]:
+        from ..release.desk import said
+        from ..release.layout import Releases, act_note
+        from ..release.stick import ACT
+        from . import offsite  # the care section's alone
+
+        found = offsite.state(self.daemon.config)
+        if found["last"] is not None and isinstance(found["last"].get("why"), dict):
+            found["last"] = {**found["last"], "why": found["last"]["why"].get(lang)}
+        note = Releases(self.home).note(act_note(ACT))  # the root helper's, of the stick's last backup
+        found["stick"] = None if note is None else {
+            "at": note.get("at"), "backup": note.get("backup"), "stick": note.get("stick"),
+            "ok": note.get("outcome") == "done", "why": (said(note.get("why")) or {}).get(lang)}
+        return found
+
+    def give_offsite(self, address: str, password: str) -> bool | None:
+        from . import offsite
+
+        config = self.daemon.config
+        if not address.strip():
+            offsite.save(config, None)
+            return None
+        kept = offsite.load(config)
+        place = offsite.parse(address, password or (kept.password if kept is not None else ""))
+        if not password and kept is not None and (place.kind, place.host, place.user) != (kept.kind, kept.host, kept.user):
+            raise Refusal("another host or user needs its own password: give it too")  # the old one goes nowhere else
+        offsite.save(config, place)
+        return offsite.send_newest(config)
 
     def check_restore(self, data: bytes) -> list[Text]:
         return list(backup.check_upload(data, self.daemon).replaces)

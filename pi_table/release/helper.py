@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..engine.phrase import N_
-from . import broker, bundle, network, requests, system
+from . import broker, bundle, network, requests, stick, system
 from .first_boot import CONFIG, awaiting, first_boot, journal_folder
 from .keys import KEYRING, Keyring
 from .layout import CURRENT, DONE, HOME, ORIGIN, ReleaseError, Releases, tree_files, version_key, why
@@ -57,6 +57,7 @@ STATUS_S = 30.0  # one ask of the table's status
 HEALTHY_S = 600.0  # the table's start on a patched system, a Pi 3's slowest (75-100 s seen) many times over
 DOWN_S = 10.0  # the table neither running nor starting this long: systemd gave up on it (it restarts a failed start in 2 s)
 INCOMING = ".incoming"
+BACKUPS = "backups"  # beside the journal folder (config.trial.BACKUPS, a layer above this one)
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,7 @@ class Helper:
     dpkg_query: Sequence[str] = ("dpkg-query",)
     reboot_flag: Path = system.REBOOT_FLAG
     mosquitto: broker.Broker = field(default_factory=broker.Broker)
+    stick: stick.Tools = field(default_factory=stick.Tools)
 
 
 @contextmanager
@@ -307,6 +309,8 @@ def act(helper: Helper, spool: Path, log: IO[str] = sys.stdout) -> int:
         return _broker_asked(helper, request, log)
     if request["act"] == "owner-wipe":
         return _owner_wipe(helper, log)
+    if request["act"] == stick.ACT:
+        return _stick_asked(helper)
     if request["act"] in ("reboot", "poweroff"):
         releases.note_act({"act": request["act"], "outcome": "done", "at": time.time(),
                            "why": why(N_("asked from the staff page"))})
@@ -459,6 +463,41 @@ def _security_asked(helper: Helper) -> int:
     return 1
 
 
+def _stick_asked(helper: Helper) -> int:
+    """The request ``backup-to-stick``: pi-table-stick.service started, whose sandbox may mount a
+    stick (this unit's may not); a unit that cannot be started noted."""
+    done = subprocess.run([*helper.systemctl, "start", "--no-block", stick.UNIT], capture_output=True, text=True,
+                          timeout=60, check=False)
+    if done.returncode == 0:
+        print(f"{stick.ACT}: {stick.UNIT} started", flush=True)
+        return 0
+    error = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1][:200]
+    print(f"{stick.ACT}: {stick.UNIT} cannot be started: {error}", file=sys.stderr, flush=True)
+    helper.releases.note_act({"act": stick.ACT, "outcome": "failed", "at": time.time(),
+                              "why": why(N_("the stick's backup cannot be started ({error})"), error=error)})
+    return 1
+
+
+def to_stick(helper: Helper, log: IO[str] = sys.stdout) -> int:
+    """pi-table-stick.service's act: the newest nightly backup of the table's backups folder (beside
+    the journal folder its configuration names) written to the stick plugged in, and noted; with
+    no stick (or no backup yet) nothing is noted: the page keeps showing the stick's last backup."""
+    note: dict[str, object] = {"act": stick.ACT, "at": time.time()}
+    try:
+        backups = journal_folder(helper.config).parent / BACKUPS
+        done = stick.backup_to_stick(backups, helper.user.uid, helper.stick)
+    except ReleaseError as e:
+        print(f"{stick.ACT} failed: {e}", file=sys.stderr, flush=True)
+        helper.releases.note_act({**note, "outcome": "failed", "why": e.why})
+        return 1
+    if done is None:
+        print(f"{stick.ACT}: no stick plugged in, or no nightly backup yet", file=log, flush=True)
+        return 0
+    print(f"{stick.ACT}: {done['backup']} written to {done['stick']}", file=log, flush=True)
+    helper.releases.note_act({**note, **done, "outcome": "done", "why": None})
+    return 0
+
+
 def _keys_asked(helper: Helper, request: Request, log: IO[str]) -> int:
     """A key added to the releases' keyring or revoked, asked from the staff page (the owner's):
     what ``keys add|revoke`` does, its outcome noted for the page with the key's fingerprint."""
@@ -564,6 +603,9 @@ def main(argv: list[str] | None = None) -> int:
     boot.add_argument("--config", type=Path, default=CONFIG, help="the table's configuration (default %(default)s)")
     acts.add_parser("security", help="pi-table-security.service: Debian's security updates applied, and the "
                                      "table asked for its health after them")
+    to = acts.add_parser("stick", help="pi-table-stick.service: the newest nightly backup written to the USB stick "
+                                       "plugged in")
+    to.add_argument("--config", type=Path, default=CONFIG, help="the table's configuration (default %(default)s)")
     acts.add_parser("starting", help="pi-table.service's ExecStartPre=")
     acts.add_parser("started", help="pi-table.service's ExecStartPost=")
     keys = acts.add_parser("keys", help="the keys releases are accepted from").add_subparsers(dest="keys",
@@ -593,6 +635,8 @@ def main(argv: list[str] | None = None) -> int:
                            signed=args.bundle)
             print(f"installed release {name}", flush=True)
             return 0
+        if args.act == "stick":
+            return to_stick(Helper(releases, keyring, user, config=args.config))
         if args.act == "request":
             return act(Helper(releases, keyring, user, config=args.config), args.spool)
         venv = releases.venv(releases.linked(CURRENT) or "none")

@@ -6,7 +6,8 @@ the time zone, open the table's own Wi-Fi, join a Wi-Fi (``network``), start the
 (``system``), add or revoke a release key (``keys``), give the cable (or the Wi-Fi) a fixed address
 or the table a host name, each a trial (``network``), make this table the café's broker, give its
 tables their passwords or take one off it (``broker``), wipe the owner's part root holds (the
-release keys the owner added, the café's broker's passwords: ``owner-wipe``, the buttons' reset).
+release keys the owner added, the café's broker's passwords: ``owner-wipe``, the buttons' reset),
+write the newest nightly backup to a USB stick it finds itself (``backup-to-stick``, ``stick``).
 Anything else is refused and logged, never run.
 """
 
@@ -39,13 +40,13 @@ SHAPES = {("reboot",): set(), ("poweroff",): set(), ("update", "bundle"): {"bund
           ("security",): set(), ("keys-add",): {"name", "key"}, ("keys-revoke",): {"name"},
           ("ipv4",): {"device", "method", "address", "gateway", "dns"}, ("hostname",): {"name"},
           ("broker",): {"address", "users"}, ("broker-users",): {"users"}, ("broker-remove",): {"table"},
-          ("owner-wipe",): set()}
+          ("owner-wipe",): set(), ("backup-to-stick",): set()}
 """Each request there is: its act (and for an update where from), and the other keys it takes."""
 Request: TypeAlias = dict[str, Any]
 """A request as ``check`` lets it through: its act, and exactly the keys ``SHAPES`` gives that act,
 each checked (at run time: a file or a page wrote it)."""
 ACTS = ("reboot, poweroff, update from a bundle or from the repository, timezone, hotspot, wifi, security, keys-add, "
-        "keys-revoke, ipv4, hostname, broker, broker-users, broker-remove, owner-wipe")
+        "keys-revoke, ipv4, hostname, broker, broker-users, broker-remove, owner-wipe, backup-to-stick")
 
 
 def check(request: object) -> Request:

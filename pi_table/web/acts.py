@@ -49,7 +49,7 @@ BROKER_DONE = N_("Done: the café's broker is changed, and this table has restar
 SETTINGS_SAVED = N_("Saved: the table has restarted on the new settings; they go back by themselves if it is not healthy.")
 DISCARDED = N_("Discarded: the table has restarted on its last good settings.")
 RESTORED = N_("Restored: the table has restarted on the backup; it goes back by itself if it is not healthy.")
-RESULTS = {"files": SAVED, "dashboard": SAVED, "broker": BROKER_DONE, "config": SETTINGS_SAVED, "config-discard": DISCARDED,
+RESULTS = {"files": SAVED, "dashboard": SAVED, "notify": SAVED, "broker": BROKER_DONE, "config": SETTINGS_SAVED, "config-discard": DISCARDED,
            "care": RESTORED}
 """Each section's result of an owner's act that restarted the table: the only sentences a note holds."""
 

@@ -24,6 +24,8 @@ from .health import HealthSection
 from .keys import KeysSection
 from .network import NetworkSection
 from .night import NightSection
+from .notify import NotifySection
+from .offsite import OffsiteSection
 from .owner import OwnerSection
 from .pin import PinSection
 from .power import PowerSection
@@ -37,6 +39,7 @@ SECTIONS: dict[str, type[Section[Any]]] = {
         HealthSection,
         OwnerSection,
         CareSection,
+        OffsiteSection,
         FilesSection,
         CheckupSection,
         PinSection,
@@ -47,6 +50,7 @@ SECTIONS: dict[str, type[Section[Any]]] = {
         KeysSection,
         BrokerSection,
         DashboardSection,
+        NotifySection,
         NetworkSection,
         SetupPage,
     )

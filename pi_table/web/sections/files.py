@@ -90,4 +90,4 @@ class FilesSection(Section[Table]):
         log.warning("staff page: the owner's %s file given from %s: restarting to try it", kind, request.remote)
         return await self.page.then_restart(request, {"ok": True, "restarting": True,
                                                       "said": translation(lang).gettext(SAVED)},
-                                            (session, "dashboard" if kind == "dashboard" else "files"))
+                                            (session, kind if kind in ("dashboard", "notify") else "files"))

@@ -1,0 +1,440 @@
+"""The owner's notifications (issue 62): the table tells the owner of a problem without a page
+being opened, through Apprise (e-mail, Telegram, ntfy, Matrix, ...: one URL the owner pastes on
+the staff page, an owner's secret kept as a file of the owner's, ``owner_files``).
+
+``Watch`` looks at the running table every ``POLL_S`` and turns what it finds into conditions,
+each under a key: a device not working, the SD card nearly full, a nightly backup that failed,
+and one-off events (a start after a crash, a change rolled back, an update or a security run
+that ended, a night closed). A condition is sent once when it appears; while it stays, nothing
+more; once it has cleared it may be sent again, but not within ``QUIET_S`` of the last message
+for it (a fault that comes and goes every minute makes one message, not sixty). What was sent is
+kept in the journal folder (``SENT_FILE``), so a restart does not send again what stays.
+
+``Outbox`` sends on its own thread, each message within ``SEND_S``: neither the table loop nor a
+web thread ever waits on a service, and a failing or slow one leaves its reason on the staff page
+(``last``). A message says what happened on this table, never the key, a password or the URL.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import queue
+import shutil
+import string
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .. import version
+from ..config.schema import NOTICE_EVENTS
+from ..engine.errors import Refusal
+from ..engine.phrase import N_, Phrase
+from ..files import write_private
+from ..hal.events import NOT_WORKING, is_fault
+from ..release import system
+from ..release.layout import HOME, Releases, act_note
+from ..ui.i18n import say
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..night.recorder import Recorder
+    from .backup import Nightly
+
+log = logging.getLogger("pi_table.daemon")
+URL_KEY = "notify.url_file"  # the setting naming the file the Apprise URL is kept in
+EVENTS_KEY = "notify.events"
+EVENTS = NOTICE_EVENTS
+"""The events the owner may be told of. The staff page's words for them are its section's
+(``web.sections.notify.EVENT_WORDS``): loading the pages here, after READY and before the
+loop's first watchdog ping, took longer than systemd's watchdog on a Pi."""
+SCHEMES = ("mailto", "mailtos", "tgram", "ntfy", "ntfys", "matrix", "matrixs", "json", "jsons", "gotify", "gotifys",
+           "signal", "signals", "discord", "slack", "pover", "mmost", "mmosts", "rocket", "rockets", "xmpp", "xmpps")
+"""The Apprise services the table sends to: mail, chats and push services a café uses."""
+URL_MOST = 2048  # characters: an Apprise URL with a token or two
+POLL_S = 5.0  # how often the table is looked at
+POLL_VARIABLE = "PI_TABLE_NOTICES_POLL_S"  # the tests' table looks more often
+QUIET_S = 3600.0  # a condition that cleared and came back is told again no sooner than this
+SEND_S = 20.0  # one message: a service that has not answered by then has failed
+QUEUE_MOST = 20  # messages waiting: a service down for long drops the oldest news, not the table's memory
+TEST_MORE_S = 5.0  # a test waits for its message this much longer than the message may take
+FULL_PART = 0.9  # the SD card is nearly full past nine tenths used
+FORGET_S = 7 * 86400.0  # what was told is kept this long: longer than any note it was told of stays
+OLD_NEWS = ("update:", "security:", "rollback:")  # the notes a table finds at its very first look: not told
+SENT_FILE = "notices.sent"  # in the journal folder: what was told, and the last message's outcome
+RUNNING_FILE = "notices.running"  # in the journal folder while the table runs: found at a start, a crash came before
+
+TITLE = N_("Table {table}")
+TEST = N_("A test from table {table}: the owner's notifications arrive here.")
+DEVICE = N_("A device is not working: {why}")
+CRASHED = N_("The table restarted after a crash; it resumed its game.")
+ROLLED_BACK = N_("A change of settings was rolled back: {why}")
+UPDATED = N_("The table now runs version {version}.")
+UPDATE_FAILED = N_("An update failed: {why}")
+SECURITY_DONE = N_("The security updates were applied ({outcome}).")
+SECURITY_FAILED = N_("The security updates failed ({outcome}).")
+BACKUP_FAILED = N_("The nightly backup could not be made: {why}")
+DISK_FULL = N_("The SD card is nearly full: {percent}% used, {free} MB free.")
+NIGHT_CLOSED = N_("The game night {name} closed. Winners: {winners}")
+NO_URL = N_("no notifications' address is set: paste one and save it first")
+FAILED = N_("the service did not take the message: {why}")
+SLOW = N_("the service did not answer within {seconds} s")
+QUEUED = N_("the message is still being sent")
+
+
+class Table(Protocol):
+    """What the notifications look at of the running table (``run.Daemon``)."""
+
+    config: Config
+    night: Recorder | None
+    nightly: Nightly | None
+
+    @property
+    def staff_desk(self) -> Helped | None:
+        """Its staff desk, whose root helper notes how its acts ended in ``home``."""
+
+    def health(self, lang: str = "en") -> dict[str, str]: ...
+
+
+class Helped(Protocol):
+    """The staff desk as the notifications read it: where the root helper's notes are."""
+
+    home: Path
+
+
+@dataclass(frozen=True)
+class NoticeUrl:
+    """An Apprise URL the owner gave: one line of a service the table sends to, as Apprise reads it."""
+
+    text: str
+    scheme: str
+
+    @classmethod
+    def parse(cls, text: str) -> NoticeUrl:
+        """The URL ``text`` names; Refusal naming what is wrong (never quoting it: it holds a secret)."""
+        text = text.strip()
+        if not text or len(text) > URL_MOST or any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in text):
+            raise Refusal("a notifications' address is one line of at most {most} characters, no spaces",
+                          most=URL_MOST)
+        scheme, sep, _ = text.partition("://")
+        if not sep or scheme.lower() not in SCHEMES:
+            raise Refusal("a notifications' address begins with one of {schemes}://", schemes=", ".join(SCHEMES))
+        import apprise  # the owner's notifications only: a table without them never loads it
+
+        if apprise.Apprise.instantiate(text) is None:
+            raise Refusal("the notifications' address is not one {scheme}:// takes: see the Apprise page of the "
+                          "service", scheme=scheme.lower())
+        return cls(text, scheme.lower())
+
+    @property
+    def shown(self) -> str:
+        """What the staff page shows of it: the service, never its tokens or address."""
+        return f"{self.scheme}://…"
+
+
+def read_url(config: Config) -> NoticeUrl | None:
+    """The URL the settings name a file of, or None (none set, or the file unreadable or damaged)."""
+    named = str(config.values.get(URL_KEY, "") or "")
+    if not named:
+        return None
+    try:
+        return NoticeUrl.parse(Path(named).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, Refusal) as e:
+        log.warning("the notifications' address cannot be read (%s): no message is sent",
+                    e.strerror if isinstance(e, OSError) else type(e).__name__)
+        return None
+
+
+def chosen(config: Config) -> frozenset[str]:
+    """The events the owner chose."""
+    names = config.values.get(EVENTS_KEY)
+    return frozenset(str(name) for name in names if name in EVENTS) if isinstance(names, list) else frozenset()
+
+
+def polled_every(environ: Mapping[str, str] = os.environ) -> float:
+    """``POLL_S``, or the seconds ``PI_TABLE_NOTICES_POLL_S`` names (0.05 to 60)."""
+    try:
+        return min(max(float(environ[POLL_VARIABLE]), 0.05), 60.0)
+    except (KeyError, ValueError):
+        return POLL_S
+
+
+class Heard(logging.Handler):
+    """What Apprise said of a message it could not send: its reason, for the staff page."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage().strip())
+
+
+class Outbox:
+    """The messages on their way, sent one at a time on a thread of their own."""
+
+    def __init__(self, url: Callable[[], NoticeUrl | None], title: str, on_sent: Callable[[dict[str, Any]], None],
+                 send_s: float | None = None) -> None:
+        self.url, self.title, self.on_sent, self.send_s = url, title, on_sent, send_s or SEND_S
+        self._queue: queue.Queue[tuple[str, NoticeUrl | None, threading.Event | None]] = queue.Queue(QUEUE_MOST)
+        self._thread = threading.Thread(target=self._run, name="notices", daemon=True)
+        self.last: dict[str, Any] | None = None  # the last message's outcome: at, ok, why
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def put(self, body: str, url: NoticeUrl | None = None, done: threading.Event | None = None) -> None:
+        """``body`` to be sent (to ``url``, else the one set); never waits: a full queue drops its oldest."""
+        while True:
+            try:
+                self._queue.put_nowait((body, url, done))
+                return
+            except queue.Full:
+                try:
+                    self._queue.get_nowait()
+                except queue.Empty:
+                    pass
+
+    def _run(self) -> None:
+        while True:
+            body, url, done = self._queue.get()
+            self.last = self._send(body, url or self.url())
+            self.on_sent(self.last)
+            if done is not None:
+                done.set()
+
+    def _send(self, body: str, url: NoticeUrl | None) -> dict[str, Any]:
+        """One message sent, waited for ``send_s`` at most (Apprise's own wait runs on beside)."""
+        if url is None:
+            return {"at": time.time(), "ok": False, "why": NO_URL, "args": {}}
+        outcome: dict[str, Any] = {}
+
+        def deliver() -> None:
+            import apprise
+
+            sender, said = apprise.Apprise(), Heard()
+            sender.add(url.text)
+            heard = logging.getLogger("apprise")
+            heard.propagate = False  # its lines may name the service's host or topic: the owner's page alone hears them
+            heard.addHandler(said)
+            try:
+                ok = sender.notify(title=self.title, body=body)
+            finally:
+                heard.removeHandler(said)
+            outcome.update(ok=bool(ok), why=said.lines[-1][-200:] if said.lines else "")
+
+        worker = threading.Thread(target=deliver, name="notice-send", daemon=True)
+        worker.start()
+        worker.join(self.send_s)
+        if worker.is_alive() or not outcome:
+            return {"at": time.time(), "ok": False, "why": SLOW, "args": {"seconds": round(self.send_s)}}
+        if not outcome["ok"]:
+            log.warning("the owner's notification was not sent (its reason is on the staff page, the owner's)")
+            return {"at": time.time(), "ok": False, "why": FAILED, "args": {"why": outcome["why"] or "?"}}
+        return {"at": time.time(), "ok": True, "why": None, "args": {}}
+
+
+class Watch:
+    """The running table's notifications: its conditions looked at every ``poll_s``, each told once."""
+
+    def __init__(self, daemon: Table, poll_s: float | None = None, home: Path = HOME,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.daemon, self.poll_s, self.home, self.clock = daemon, poll_s or polled_every(), home, clock
+        config = daemon.config
+        self.lang = config.language
+        self.journal = config.paths.journal_dir
+        self.url = read_url(config)
+        self.events = chosen(config)
+        self.stopped = threading.Event()
+        self._lock = threading.Lock()
+        self._sent = self._read()
+        self._first = "version" not in self._sent  # the first start with notifications: nothing told yet
+        self._held: set[str] = set()  # the conditions present at the last look
+        self._night: Any = None  # the night open here at the last look
+        self.table = config.fleet.table_id or os.uname().nodename  # the name the owner knows it by
+        self.outbox = Outbox(lambda: self.url, say(Phrase.of(TITLE, table=self.table), self.lang), self._keep_last)
+        self._thread = threading.Thread(target=self._run, name="notices-watch", daemon=True)
+        self._once: dict[str, tuple[str, Phrase]] = self._at_start()
+
+    # --- what was told, kept across restarts ---
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            data = json.loads((self.journal / SENT_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            data = {}
+        data = data if isinstance(data, dict) else {}
+        told = data.get("told")
+        told = told if isinstance(told, dict) else {}
+        data["told"] = {str(key): float(at) for key, at in told.items() if isinstance(at, int | float)}
+        return data
+
+    def _write(self) -> None:
+        try:
+            write_private(self.journal / SENT_FILE, json.dumps(self._sent).encode("utf-8"))
+        except OSError as e:  # a full card: the messages go on, a restart may tell again
+            log.warning("cannot keep what the notifications told (%s)", e.strerror)
+
+    def _keep_last(self, last: dict[str, Any]) -> None:
+        with self._lock:
+            self._sent["last"] = dict(last)
+            self._write()
+
+    def last(self) -> dict[str, Any] | None:
+        """The last message's outcome (at, ok, why's template and its arguments), kept across restarts."""
+        with self._lock:
+            last = self._sent.get("last")
+        return last if isinstance(last, dict) else None
+
+    # --- the conditions ---
+
+    def _at_start(self) -> dict[str, tuple[str, Phrase]]:
+        """The one-off events a start finds: a crash before it (the running mark left), a new version."""
+        found: dict[str, tuple[str, Phrase]] = {}
+        running = self.journal / RUNNING_FILE
+        if running.exists():
+            found[f"crash:{running.stat().st_mtime:.0f}"] = ("restart", Phrase.of(CRASHED))
+        try:
+            write_private(running, b"")
+        except OSError:
+            pass
+        now = version()
+        if self._sent.get("version") not in (None, now):
+            found[f"version:{now}"] = ("update", Phrase.of(UPDATED, version=now))
+        self._sent["version"] = now
+        self._write()
+        return found
+
+    def conditions(self) -> dict[str, tuple[str, Phrase]]:
+        """What is to be told now, by key: (the event's name, what to say)."""
+        found = dict(self._once)
+        daemon = self.daemon
+        for name, health in daemon.health(self.lang).items():
+            if is_fault(health) and name != "companion":  # the pages: the owner reads this through them
+                found[f"device:{name}"] = ("device", Phrase.of(DEVICE, why=health.removeprefix(NOT_WORKING)))
+        source = daemon.config.source
+        if source is not None:
+            from ..config import trial
+
+            note = trial.rolled_back(source)
+            if note is not None:
+                why = note.get("why")
+                why = why.get(self.lang, "?") if isinstance(why, dict) else "?"
+                found[f"rollback:{note.get('at')}"] = ("restart", Phrase.of(ROLLED_BACK, why=str(why)[:300]))
+        found.update(self._acts())
+        nightly = daemon.nightly
+        if nightly is not None and nightly.failed is not None:
+            found["backup"] = ("backup", Phrase.of(BACKUP_FAILED, why=nightly.failed))
+        try:
+            disk = shutil.disk_usage(self.journal)
+        except OSError:
+            disk = None
+        if disk is not None and disk.total and disk.used / disk.total >= FULL_PART:
+            found["disk"] = ("disk", Phrase.of(DISK_FULL, percent=round(100 * disk.used / disk.total),
+                                               free=disk.free // 1_000_000))
+        found.update(self._closed_night())
+        return found
+
+    def _acts(self) -> dict[str, tuple[str, Phrase]]:
+        """The root helper's notes: an update that failed, a security run that ended."""
+        desk = self.daemon.staff_desk  # its helper's home: where the helper notes how its acts ended
+        releases, found = Releases(self.home if desk is None else desk.home), {}
+        update = releases.note(act_note("update")) or {}
+        if update.get("outcome") == "failed" and isinstance(update.get("at"), int | float):
+            found[f"update:{update['at']}"] = ("update", Phrase.of(UPDATE_FAILED, why=_why(update.get("why"),
+                                                                                            self.lang)))
+        security = releases.note(system.NOTE) or {}
+        if security.get("running") is False and isinstance(security.get("at"), int | float):
+            outcome = str(security.get("outcome") or "?")[:40]
+            found[f"security:{security['at']}"] = ("update", Phrase.of(
+                SECURITY_DONE if outcome in ("done", "nothing") else SECURITY_FAILED, outcome=outcome))
+        return found
+
+    def _closed_night(self) -> dict[str, tuple[str, Phrase]]:
+        """A night open here at the last look and closed since: its winners."""
+        recorder = self.daemon.night
+        night = None if recorder is None else recorder.book.night
+        was, self._night = self._night, night if night is not None and night.open else None
+        if was is None or self._night is not None:
+            return {}
+        standings = was.standings()
+        best = max((line.points for line in standings), default=0)
+        winners = ", ".join(line.team for line in standings if line.points == best) or "—"
+        return {f"night:{was.name}:{self.clock():.0f}": ("night", Phrase.of(NIGHT_CLOSED, name=was.name,
+                                                                            winners=winners))}
+
+    # --- telling ---
+
+    def look(self) -> None:
+        """The conditions looked at once: each new one (of a chosen event) told, the rest held back.
+        What was told is written only when it changes: an SD card is not written every few seconds.
+        A table's first look tells nothing of the helper's runs before it: they are old news."""
+        now, found = self.clock(), self.conditions()
+        with self._lock:
+            told: dict[str, float] = dict(self._sent["told"])
+        before = dict(told)
+        for key, (event, said) in found.items():
+            if self._first and key.startswith(OLD_NEWS):
+                told[key] = now
+                continue
+            if key in self._held or event not in self.events or self.url is None:
+                continue
+            if now - float(told.get(key, 0)) < QUIET_S:
+                continue
+            told[key] = now
+            self.outbox.put(say(said, self.lang))
+            log.info("the owner is told: %s", say(said, "en"))
+        self._held, self._once, self._first = set(found), {}, False
+        told = {key: at for key, at in told.items() if now - at < FORGET_S}
+        if told != before:
+            with self._lock:
+                self._sent["told"] = told
+                self._write()
+
+    def test(self, url: str = "") -> dict[str, Any]:
+        """A test message sent now (to ``url``, checked first, else to the one set), waited for
+        a little longer than a message may take: its outcome, or that it is still on its way."""
+        done = threading.Event()
+        self.outbox.put(say(Phrase.of(TEST, table=self.table), self.lang),
+                        NoticeUrl.parse(url) if url.strip() else None, done)
+        if not done.wait(self.outbox.send_s + TEST_MORE_S):
+            return {"at": self.clock(), "ok": False, "why": QUEUED, "args": {}}
+        return self.outbox.last or {}
+
+    def start(self) -> None:
+        self.outbox.start()
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self.stopped.wait(self.poll_s):
+            try:
+                self.look()
+            except Exception:  # a look that fails tells nothing; the table plays on
+                log.exception("the notifications could not look at the table")
+
+    def stop(self) -> None:
+        """A clean stop: no crash for the next start to tell."""
+        self.stopped.set()
+        (self.journal / RUNNING_FILE).unlink(missing_ok=True)
+
+    def view(self, lang: str) -> dict[str, Any]:
+        """The staff page's: the address set (its service only), the events chosen, the last message."""
+        last = self.last()
+        said = None  # a damaged note: the outcome without its reason
+        why, args = (last.get("why"), last.get("args")) if last is not None else (None, None)
+        if why in (NO_URL, FAILED, SLOW, QUEUED) and isinstance(args, dict) \
+                and set(args) == {name for _, name, _, _ in string.Formatter().parse(str(why)) if name}:
+            said = say(Phrase.of(str(why), **{str(k): str(v)[:300] for k, v in args.items()}), lang)
+        return {"url": None if self.url is None else self.url.shown, "events": sorted(self.events),
+                "last": None if last is None else {"at": last.get("at"), "ok": bool(last.get("ok")), "why": said}}
+
+
+def _why(why: object, lang: str) -> str:
+    """The helper's noted why, in ``lang``: "?" when it says none the table can read."""
+    from ..release.desk import said
+
+    return (said(why) or {}).get(lang, "?")[:300]

@@ -1,0 +1,253 @@
+"""The nightly backup copied off the SD card, to a network place the owner gives on the staff page
+(issue 62): an SFTP server or a WebDAV folder, reached through Debian's rclone. An SD card is what
+dies in a Pi; a copy elsewhere is what brings the table back on a new one (docs/cafe/backup.md).
+
+The place is an owner's secret (its password), kept in the journal folder as the owner's other
+files are (``PLACE_FILE``, 0600; the owner's-part reset wipes it, ``owners_part``), never in a
+backup and never shown back whole. What the owner typed is parsed into a ``Place`` (a scheme, a
+host, a port, a path and a user, each checked) and only that reaches rclone: as a configuration
+file of our own (0600, in the backups folder, removed once the copy is done) and fixed
+arguments, with a timeout, on the nightly backup's thread. How the last copy went is kept beside
+the backups (``NOTE``) for the staff page; a failure is told to ``backup.failed`` too.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import os
+import re
+import shutil
+import subprocess
+import time
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..engine.errors import Refusal
+from ..engine.phrase import Phrase, Text
+from ..files import PRIVATE_DIR, TooBig, read_file, write_private
+from . import backup
+
+if TYPE_CHECKING:
+    from ..config import Config
+
+log = logging.getLogger("pi_table.backup")
+PLACE_FILE = "offsite.place"
+"""In the journal folder: the place as the owner gave it, its password too (0600)."""
+NOTE = "offsite.last.json"
+"""In the backups folder: when the last copy was made, of which backup, and how it went."""
+RCLONE_CONFIG = "offsite.rclone.conf"
+"""In the backups folder while a copy runs: rclone's configuration, the password obscured in it."""
+REMOTE = "place"  # the one remote the configuration names
+SCHEMES = {"sftp": ("sftp", 22, True), "https": ("webdav", 443, True), "http": ("webdav", 80, False)}
+"""What a place's address may start with: the kind rclone reaches it by, its default port, and TLS."""
+HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?")
+USER = re.compile(r"[A-Za-z0-9._@+-]{1,100}")
+PATH = re.compile(r"[A-Za-z0-9._~/+-]{0,200}")
+PASSWORD_MOST = 1024
+COPY_S = 300.0  # a backup of a few MB on a café's line, and rclone's own retries
+OBSCURE_S = 10.0
+PLACE_MOST = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """A network place a backup is copied to, each part checked: ``kind`` is rclone's (``sftp``
+    or ``webdav``), ``tls`` whether WebDAV is reached over HTTPS (SFTP always is encrypted)."""
+
+    kind: str
+    host: str
+    port: int
+    path: str
+    user: str
+    password: str
+    tls: bool = True
+
+    def shown(self) -> str:
+        """The place as the staff page shows it: its address, never its password."""
+        scheme = "sftp" if self.kind == "sftp" else "https" if self.tls else "http"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{scheme}://{self.user}@{host}:{self.port}/{self.path}"
+
+
+def parse(address: str, password: str) -> Place:
+    """The place the owner typed (``sftp://USER@HOST[:PORT]/PATH`` or ``https://USER@HOST[:PORT]/PATH``
+    for WebDAV) and its password; Refusal naming what was wrong and what was expected."""
+    expected = Phrase.of("expected sftp://USER@HOST:PORT/FOLDER or, for WebDAV, https://USER@HOST:PORT/FOLDER")
+    if not isinstance(address, str) or not isinstance(password, str):
+        raise Refusal("the place and its password are text: {expected}", expected=expected)
+    try:
+        parts = urllib.parse.urlsplit(address.strip())
+        port = parts.port
+    except ValueError:
+        raise Refusal("the place is not an address: {expected}", expected=expected) from None
+    if parts.scheme not in SCHEMES:
+        raise Refusal("the place starts with {scheme!r}: {expected}", scheme=parts.scheme[:20], expected=expected)
+    kind, default_port, tls = SCHEMES[parts.scheme]
+    host = parts.hostname or ""
+    if parts.password is not None:
+        raise Refusal("the place's address holds a password: give it in its own field")
+    if parts.query or parts.fragment:
+        raise Refusal("the place has a ?query or a #fragment: {expected}", expected=expected)
+    if not _host(host):
+        raise Refusal("the place's host {host!r} is not a host name or an IP address: {expected}", host=host[:60],
+                      expected=expected)
+    if not tls and not _loopback(host):
+        raise Refusal("WebDAV over http:// would send the password in clear over the café's network: expected "
+                      "https://")
+    user = urllib.parse.unquote(parts.username or "")
+    if not USER.fullmatch(user):
+        raise Refusal("the place names no user, or one with other characters than letters, digits and . _ @ + -: "
+                      "{expected}", expected=expected)
+    path = urllib.parse.unquote(parts.path).strip("/")
+    if not PATH.fullmatch(path) or ".." in path.split("/"):
+        raise Refusal("the place's folder {path!r} may hold letters, digits, . _ ~ + - and /, and no ..: {expected}",
+                      path=path[:60], expected=expected)
+    if not password or "\n" in password or "\r" in password or len(password) > PASSWORD_MOST:
+        raise Refusal("the place's password is one line of 1 to {most} characters", most=PASSWORD_MOST)
+    return Place(kind, host, port or default_port, path, user, password, tls)
+
+
+def _host(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return HOST.fullmatch(host) is not None and ".." not in host
+    return True
+
+
+def _loopback(host: str) -> bool:
+    """This computer itself: a WebDAV server on it may be reached without TLS (nothing crosses the network)."""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+# --- kept -----------------------------------------------------------------------------------------
+
+
+def save(config: Config, place: Place | None) -> None:
+    """Keep ``place`` as the table's (None: forget it, and how its last copy went)."""
+    path = config.paths.journal_dir / PLACE_FILE
+    if place is None:
+        path.unlink(missing_ok=True)
+        (backup.folder(config) / NOTE).unlink(missing_ok=True)
+        return
+    path.parent.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    write_private(path, json.dumps({"kind": place.kind, "host": place.host, "port": place.port, "path": place.path,
+                                    "user": place.user, "password": place.password, "tls": place.tls}).encode())
+
+
+def load(config: Config) -> Place | None:
+    """The place kept, or None; one kept that no longer parses (changed by hand) is none, and said in the log."""
+    path = config.paths.journal_dir / PLACE_FILE
+    try:
+        kept = json.loads(read_file(path, PLACE_MOST))
+        scheme = "sftp" if kept["kind"] == "sftp" else "https" if kept["tls"] else "http"
+        host = f"[{kept['host']}]" if ":" in kept["host"] else kept["host"]
+        address = f"{scheme}://{urllib.parse.quote(kept['user'], safe='@')}@{host}:{int(kept['port'])}/{kept['path']}"
+        return parse(address, kept["password"])
+    except FileNotFoundError:
+        return None
+    except (OSError, TooBig, ValueError, KeyError, TypeError, Refusal) as e:
+        log.warning("%s is not a place this table keeps (%s): no copy is made", path, e)
+        return None
+
+
+def state(config: Config) -> dict[str, Any]:
+    """What the staff page shows: the place (its password never), and how its last copy went."""
+    place = load(config)
+    return {"place": None if place is None else place.shown(), "password_set": place is not None,
+            "last": last(config)}
+
+
+def last(config: Config) -> dict[str, Any] | None:
+    """How the last copy went: ``at`` (seconds), ``backup`` (its name), ``ok``, ``why`` (in each language)."""
+    try:
+        note = json.loads(read_file(backup.folder(config) / NOTE, PLACE_MOST))
+    except (OSError, TooBig, ValueError):
+        return None
+    return note if isinstance(note, dict) else None
+
+
+# --- a copy ---------------------------------------------------------------------------------------
+
+
+def send(config: Config, made: Path) -> bool | None:
+    """The nightly backup ``made`` copied to the place, when one is kept (None when none is);
+    whether it was. How it went is noted for the staff page; a failure told to ``backup.failed``."""
+    place = load(config)
+    if place is None:
+        return None
+    why = copy(config, place, made)
+    write_private(backup.folder(config) / NOTE, json.dumps(
+        {"at": time.time(), "backup": made.name, "place": place.shown(), "ok": why is None,
+         **({} if why is None else {"why": backup.said(why)})}).encode())
+    if why is not None:
+        backup.failed("offsite", why)
+        return False
+    log.info("the nightly backup %s is copied to %s", made.name, place.shown())
+    return True
+
+
+def send_newest(config: Config) -> bool | None:
+    """The newest nightly backup copied now (the staff page's try of a place just given); None
+    when there is none yet, or no place."""
+    newest = next(iter(backup.kept(backup.folder(config))), None)
+    return None if newest is None else send(config, newest)
+
+
+def copy(config: Config, place: Place, made: Path, timeout_s: float = COPY_S) -> Text | None:
+    """``made`` copied into the place's folder under its own name by rclone; None, or why not."""
+    rclone = shutil.which("rclone")
+    if rclone is None:
+        return Phrase.of("rclone is not installed on this table (apt install rclone)")
+    where = backup.folder(config)
+    conf = where / RCLONE_CONFIG
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(where)}  # no RCLONE_* from elsewhere
+    try:
+        write_private(conf, _config_text(rclone, place, env).encode())
+        done = subprocess.run([rclone, "--config", str(conf), "copyto", "--contimeout", "20s", "--timeout", "60s",
+                               "--retries", "2", "--low-level-retries", "3", "--", str(made),
+                               f"{REMOTE}:{place.path}/{made.name}" if place.path else f"{REMOTE}:{made.name}"],
+                              capture_output=True, timeout=timeout_s, check=False, env=env, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return Phrase.of("the place did not take the copy within {seconds} s", seconds=round(timeout_s))
+    except (OSError, Refusal) as e:
+        return e.phrase if isinstance(e, Refusal) else Phrase.of("rclone cannot run: {error}", error=e.strerror or str(e))
+    finally:
+        conf.unlink(missing_ok=True)
+    if done.returncode != 0:
+        log.warning("rclone could not copy %s to %s: %s", made.name, place.shown(),
+                    done.stderr.decode("utf-8", "replace").strip()[-2000:])
+        return Phrase.of("rclone could not copy it to {place} (exit {code}): {error}", place=place.shown(),
+                         code=done.returncode, error=_last_error(done.stderr))
+    return None
+
+
+def _config_text(rclone: str, place: Place, env: dict[str, str]) -> str:
+    """rclone's configuration for ``place``: each value one checked line, the password obscured
+    as rclone expects it (by rclone itself, given on its standard input, never as an argument)."""
+    try:
+        obscured = subprocess.run([rclone, "obscure", "-"], input=place.password.encode(), capture_output=True,
+                                  timeout=OBSCURE_S, check=True, env=env).stdout.decode().strip()
+    except (OSError, subprocess.SubprocessError):
+        raise Refusal("rclone could not keep the place's password") from None
+    if place.kind == "sftp":
+        lines = {"type": "sftp", "host": place.host, "port": str(place.port), "user": place.user, "pass": obscured}
+    else:
+        host = f"[{place.host}]" if ":" in place.host else place.host
+        lines = {"type": "webdav", "url": f"{'https' if place.tls else 'http'}://{host}:{place.port}/",
+                 "vendor": "other", "user": place.user, "pass": obscured}
+    return f"[{REMOTE}]\n" + "".join(f"{key} = {value}\n" for key, value in lines.items())
+
+
+def _last_error(stderr: bytes) -> str:
+    """rclone's last error line, without its date and level (what the owner can act on)."""
+    lines = [line for line in stderr.decode("utf-8", "replace").splitlines() if "ERROR" in line or "Failed" in line]
+    line = lines[-1] if lines else (stderr.decode("utf-8", "replace").strip().splitlines() or ["?"])[-1]
+    return re.sub(r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d\s+(?:(?:ERROR|NOTICE|INFO)\s*:\s*)?", "", line).strip()[:300]

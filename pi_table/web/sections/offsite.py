@@ -1,0 +1,85 @@
+"""The staff page's backups off the SD card (issue 62), the owner's: the network place the nightly
+backup is copied to (``GET``/``POST /staff/api/offsite``: an SFTP or WebDAV place and its password,
+never shown back; ``daemon.offsite``), how its last copy went, and the USB stick's last backup as
+the root helper noted it (``release.stick``). docs/cafe/backup.md is the contract.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Protocol
+
+from aiohttp import web
+
+from ...engine.errors import Refusal
+from ...engine.phrase import N_
+from ...ui.i18n import say
+from ..auth import Session
+from ..roles import Route, owner
+from ..staff import Section, bad, language
+
+log = logging.getLogger("pi_table.web.staff")
+
+TEXTS: tuple[str, ...] = (
+    N_("Copies off the SD card"),
+    N_("A network place (SFTP or WebDAV) the nightly backup is copied to"),
+    N_("Its password"),
+    N_("(set: empty keeps it)"),
+    N_("Keep it and copy the newest backup now"),
+    N_("No copy made yet."),
+    N_("Last copy: {backup} at {time}"),
+    N_("The last copy failed at {time}: {why}"),
+    N_("Kept."),
+    N_("No backup on a USB stick yet: one plugged into the table gets each night's backup."),
+    N_("Last on a USB stick ({stick}): {backup} at {time}"),
+    N_("The last backup to a USB stick failed at {time}: {why}"),
+)
+
+
+class Table(Protocol):
+    """The table's copies off the SD card (``daemon.offsite``, through the staff desk)."""
+
+    def offsite(self, lang: str) -> dict[str, Any]:
+        """The network place the nightly backup is copied to (``place``, its password never,
+        ``password_set``) and how the last copy went (``last``: ``at``, ``backup``, ``ok``, ``why`` in ``lang``),
+        and the USB stick's last backup as the root helper noted it (``stick``: the same, and the stick's label)."""
+
+    def give_offsite(self, address: str, password: str) -> bool | None:
+        """Keep the place (an empty ``address``: none; an empty ``password``: the one kept, for the
+        same host and user) and copy the newest backup there now: whether it went, None when not
+        tried (a Refusal: what is wrong with the place)."""
+
+
+class OffsiteSection(Section[Table]):
+    """The network place's routes under ``/staff/api/``, behind the staff page's checks."""
+
+    name = "offsite"
+    script = "offsite.js"
+    texts = TEXTS
+
+    def routes(self) -> list[Route]:
+        return [
+                owner("GET", "/staff/api/offsite", self._offsite),  # the network place: its password never
+                owner("POST", "/staff/api/offsite", self._give_offsite),
+        ]
+
+    async def _offsite(self, request: web.Request, session: Session) -> web.Response:
+        return web.json_response(await asyncio.to_thread(self.table.offsite, language(request)))
+
+    async def _give_offsite(self, request: web.Request, session: Session) -> web.Response:
+        """``{"place": ADDRESS, "password": PASSWORD}`` kept (an empty place: none), and the newest
+        backup copied there at once, so the owner learns now whether the place takes it."""
+        body = await self.page.read_json(request)
+        address = body.get("place") if isinstance(body, dict) else None
+        password = body.get("password", "") if isinstance(body, dict) else None
+        if not isinstance(address, str) or not isinstance(password, str):
+            return bad('expected {"place": "sftp://USER@HOST:PORT/FOLDER", "password": PASSWORD}')
+        lang = language(request)
+        try:
+            await asyncio.to_thread(self.table.give_offsite, address, password)
+        except Refusal as e:
+            return web.json_response({"ok": False, "error": say(e.phrase, lang)}, status=400)
+        log.warning("staff page: the backups' network place %s from %s", "given" if address.strip() else "forgotten",
+                    request.remote)
+        return web.json_response({"ok": True, **await asyncio.to_thread(self.table.offsite, lang)})

@@ -1,0 +1,106 @@
+// The staff page's notifications (issue 62): the owner pastes an Apprise URL (e-mail, Telegram,
+// ntfy...), picks the events, saves them (the table restarts to try them) and sends a test; how the
+// last message went is shown, a failure's reason too. The URL is never shown back, only its service.
+// A section's script (web/sections/notify.py): the page loads it after staff.js.
+import { $, api, backAfterRestart, csrf, el, ownersAction, reportActs, resultLine, section, t, unlocked, when } from "./staff.js";
+
+const EVENTS = {
+  device: "A device fails or a touch chip goes silent",
+  restart: "The table restarted after a crash, or rolled a change back",
+  update: "An update or a security run finished or failed",
+  backup: "A nightly backup failed",
+  disk: "The SD card is nearly full",
+  night: "A game night closed, with its winners",
+};
+
+function notifySection() {
+  return el("section", { id: "notify-section", "aria-labelledby": "notify-title" },
+    el("h2", { id: "notify-title", "data-t": "Notifications", text: t("Notifications") }),
+    el("p", { "data-t": "The table sends you a message when something needs you, through Apprise: e-mail, Telegram, ntfy and more.",
+      text: t("The table sends you a message when something needs you, through Apprise: e-mail, Telegram, ntfy and more.") }),
+    el("p", { id: "notify-line" }),
+    el("p", { id: "notify-last", hidden: "" }),
+    el("form", { id: "notify-form", class: "stack", hidden: "" },
+      el("label", { for: "notify-url", "data-t": "Apprise URL (empty: keep the one set)", text: t("Apprise URL (empty: keep the one set)") }),
+      el("input", { id: "notify-url", type: "password", autocomplete: "off", maxlength: "2048", spellcheck: "false" }),
+      el("fieldset", { id: "notify-events" },
+        el("legend", { "data-t": "Tell me when", text: t("Tell me when") }),
+        ...Object.entries(EVENTS).map(([name, words]) => el("label", { class: "check" },
+          el("input", { type: "checkbox", id: `notify-event-${name}`, value: name }),
+          el("span", { "data-t": words, text: t(words) })))),
+      el("button", { type: "submit", "data-t": "Save the notifications", text: t("Save the notifications") }),
+      el("button", { type: "button", id: "notify-test", "data-t": "Send a test", text: t("Send a test") }),
+      el("button", { type: "button", id: "notify-forget", "data-t": "Forget the address", text: t("Forget the address") })),
+    el("p", { id: "notify-result", class: "message", role: "status", hidden: "" }));
+}
+
+const notifyResult = resultLine("notify-result");
+
+function drawNotify(state) {
+  $("notify-form").hidden = false;
+  $("notify-line").textContent = state.url ? t("Sent to {service}", { service: state.url }) : t("No address set: nothing is sent.");
+  $("notify-forget").hidden = !state.url;  // nothing to forget
+  const last = $("notify-last");
+  last.hidden = !state.last;
+  if (state.last) {
+    const at = when(new Date(state.last.at * 1000));
+    last.textContent = state.last.ok ? t("Last message {when}: sent.", { when: at })
+      : t("Last message {when} failed: {why}", { when: at, why: state.last.why });
+    last.classList.toggle("error", !state.last.ok);
+  }
+  if (document.activeElement === null || !$("notify-form").contains(document.activeElement)) {
+    for (const name of Object.keys(EVENTS)) $(`notify-event-${name}`).checked = state.events.includes(name);
+  }
+}
+
+async function loadNotify(background = false) {
+  const owner = await api("GET", "/staff/api/owner", undefined, background);
+  if (!owner.ok) return;
+  reportActs(owner.data);
+  await showNotify(owner.data, background);
+}
+
+// Asked only while this phone acts as the owner: no 403 otherwise.
+async function showNotify(state, background = false) {
+  if (!unlocked(state)) {
+    $("notify-form").hidden = true;
+    $("notify-last").hidden = true;
+    $("notify-line").textContent = t("This needs the owner's passphrase: give it under Owner.");
+    return;
+  }
+  const answer = await api("GET", "/staff/api/notify", undefined, background);
+  if (answer.ok) drawNotify(answer.data);
+  else if (answer.data && answer.data.error) $("notify-line").textContent = answer.data.error;
+}
+
+const chosen = () => Object.keys(EVENTS).filter((name) => $(`notify-event-${name}`).checked);
+
+function saveNotify(body) {
+  return ownersAction(() => api("POST", "/staff/api/files/notify", body), (answer) => {
+    $("notify-url").value = "";
+    notifyResult(answer.data.said);
+    backAfterRestart();
+  }, notifyResult);
+}
+
+function sendTest() {
+  notifyResult("");
+  return ownersAction(() => api("POST", "/staff/api/notify/test", { url: $("notify-url").value.trim() }), (answer) => {
+    drawNotify(answer.data);
+    if (answer.data.last && answer.data.last.ok) notifyResult(t("Test sent: look for it where the messages arrive."));
+  }, notifyResult);
+}
+
+function wireNotify() {
+  $("desk").append(notifySection());
+  $("notify-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    saveNotify({ url: $("notify-url").value.trim(), events: chosen() });
+  });
+  $("notify-test").addEventListener("click", sendTest);
+  $("notify-forget").addEventListener("click", () => saveNotify({ url: "", events: chosen(), forget: true }));
+  setInterval(() => { if (csrf && !$("desk").hidden) loadNotify(true); }, 15000);
+}
+
+wireNotify();
+section({ act: "notify", result: notifyResult, owner: (state) => showNotify(state, true) });

@@ -1,0 +1,65 @@
+// The staff page's backups off the SD card, the owner's: the network place the nightly backup is
+// copied to (its password never comes back: only that one is set), how its last copy went, and the
+// USB stick's last backup. A section's script (web/sections/offsite.py): the page loads it after staff.js.
+import { $, api, el, locked, ownersAction, say, section, t, unlocked, when } from "./staff.js";
+
+function offsiteSection() {
+  return el("section", { id: "offsite-section" },
+    el("h2", { "data-t": "Copies off the SD card", text: t("Copies off the SD card") }),
+    el("p", { id: "stick-last", class: "note" }),
+    el("label", { for: "offsite-place", "data-t": "A network place (SFTP or WebDAV) the nightly backup is copied to",
+      text: t("A network place (SFTP or WebDAV) the nightly backup is copied to") }),
+    el("input", { id: "offsite-place", type: "text", autocomplete: "off", placeholder: "sftp://USER@HOST:22/FOLDER" }),
+    el("label", { for: "offsite-password", "data-t": "Its password", text: t("Its password") }),
+    el("input", { id: "offsite-password", type: "password", autocomplete: "new-password" }),
+    el("div", { class: "row" },
+      el("button", { id: "offsite-save", class: "quiet", "data-t": "Keep it and copy the newest backup now",
+        text: t("Keep it and copy the newest backup now") })),
+    el("p", { id: "offsite-last", class: "note" }));
+}
+
+const at = (seconds) => when(new Date(seconds * 1000));
+
+// How the place's last copy went, the place shown without its password.
+function showOffsite(found) {
+  $("offsite-place").value = found.place || "";
+  $("offsite-password").value = "";
+  $("offsite-password").placeholder = found.password_set ? t("(set: empty keeps it)") : "";
+  const last = found.last;
+  const line = $("offsite-last");
+  line.classList.toggle("error", Boolean(last && !last.ok));
+  line.textContent = !last ? (found.place ? t("No copy made yet.") : "")
+    : last.ok ? t("Last copy: {backup} at {time}", { backup: last.backup, time: at(last.at) })
+    : t("The last copy failed at {time}: {why}", { time: at(last.at), why: last.why || "?" });
+}
+
+// The stick's last backup, as the root helper noted it: a stick plugged in the table gets each night's.
+function showStick(last) {
+  const line = $("stick-last");
+  line.classList.toggle("error", Boolean(last && !last.ok));
+  line.textContent = !last ? t("No backup on a USB stick yet: one plugged into the table gets each night's backup.")
+    : last.ok ? t("Last on a USB stick ({stick}): {backup} at {time}", { stick: last.stick || "?", backup: last.backup, time: at(last.at) })
+    : t("The last backup to a USB stick failed at {time}: {why}", { time: at(last.at), why: last.why || "?" });
+}
+
+async function loadOffsite() {
+  const answer = await api("GET", "/staff/api/offsite");
+  if (answer.ok) { showOffsite(answer.data); showStick(answer.data.stick); }
+}
+
+function lockedOffsite(why) {
+  $("offsite-place").value = "";
+  $("offsite-last").textContent = "";
+  $("stick-last").textContent = why;
+}
+
+$("desk").append(offsiteSection());
+$("offsite-save").addEventListener("click", () => ownersAction(
+  () => api("POST", "/staff/api/offsite", { place: $("offsite-place").value, password: $("offsite-password").value }),
+  (answer) => {
+    showOffsite(answer.data);
+    showStick(answer.data.stick);
+    const failed = Boolean(answer.data.last && !answer.data.last.ok);
+    say(failed ? $("offsite-last").textContent : t("Kept."), failed);
+  }));
+section({ owner: (state) => (unlocked(state) ? loadOffsite() : lockedOffsite(locked(state))) });

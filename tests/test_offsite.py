@@ -1,0 +1,227 @@
+"""Backups that leave the SD card (issue 62): the nightly backup copied to a network place the owner
+gives (SFTP or WebDAV, through rclone), tried against ``rclone serve`` on this computer's
+loopback; the place parsed into its kind before rclone sees any of it; the place an owner's secret
+(never shown back, wiped by the owner's-part reset); a failed copy leaves its trace."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from pi_table.config import load_config
+from pi_table.daemon import backup, offsite
+from pi_table.engine.errors import Refusal
+from pi_table.fleet.broker import free_port
+from pi_table.ui.i18n import say
+
+from helpers import STAFF_CONFIG, StaffService, require_tools, wait_for
+
+USER, PASSWORD = "cafe", "a pass with spaces, #; and = signs"
+
+
+def configured(tmp_path: Path):
+    tmp_path.mkdir(exist_ok=True)
+    path = tmp_path / "config.toml"
+    path.write_text(STAFF_CONFIG)
+    return load_config(path)
+
+
+class Served:
+    """``rclone serve KIND`` on a free loopback port, into ``folder``, with the user and password."""
+
+    def __init__(self, kind: str, folder: Path, home: Path) -> None:
+        require_tools("rclone")
+        self.port = free_port()
+        folder.mkdir(parents=True, exist_ok=True)
+        home.mkdir(parents=True, exist_ok=True)
+        self.folder = folder
+        env = {"PATH": os.environ["PATH"], "HOME": str(home), "XDG_CACHE_HOME": str(home / "cache"),
+               "XDG_CONFIG_HOME": str(home / "config")}
+        self.process = subprocess.Popen(
+            ["rclone", "serve", kind, "--addr", f"127.0.0.1:{self.port}", "--user", USER, "--pass", PASSWORD,
+             "--config", "/dev/null", str(folder)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        wait_for(self._listening, f"rclone serve {kind} listening", timeout=30)
+
+    def _listening(self) -> bool:
+        import socket
+
+        assert self.process.poll() is None, self.process.stderr.read().decode() if self.process.stderr else ""
+        with socket.socket() as probe:
+            return probe.connect_ex(("127.0.0.1", self.port)) == 0
+
+    def close(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+@pytest.fixture(params=["webdav", "sftp"])
+def served(request, tmp_path):
+    server = Served(request.param, tmp_path / "served", tmp_path / "server-home")
+    yield request.param, server
+    server.close()
+
+
+def address(kind: str, port: int, folder: str = "pi-table/bar-uno") -> str:
+    return f"{'sftp' if kind == 'sftp' else 'http'}://{USER}@127.0.0.1:{port}/{folder}"
+
+
+def night(config, copies=(offsite.send,)) -> backup.Nightly:
+    return backup.Nightly(config, clock=lambda: time.mktime((2026, 11, 27, 5, 0, 0, 0, 0, -1)), copies=copies)
+
+
+def test_the_nightly_backup_is_copied_to_the_place_and_its_copy_noted(tmp_path, served):
+    kind, server = served
+    config = configured(tmp_path / "table")
+    offsite.save(config, offsite.parse(address(kind, server.port), PASSWORD))
+    made = night(config).tick()
+    assert made is not None
+    copied = server.folder / "pi-table" / "bar-uno" / made.name
+    assert copied.read_bytes() == made.read_bytes()
+    backup.read(copied.read_bytes())  # a backup the table restores
+    last = offsite.last(config)
+    assert last is not None and last["ok"] is True and last["backup"] == made.name and "why" not in last
+    assert not (backup.folder(config) / offsite.RCLONE_CONFIG).exists()  # rclone's file, its password in it, gone
+
+
+def test_a_wrong_password_leaves_a_note_the_owner_sees_and_tells_the_one_failure_hook(tmp_path, served,
+                                                                                      monkeypatch):
+    kind, server = served
+    config = configured(tmp_path / "table")
+    told = []
+    monkeypatch.setattr(backup, "failed", lambda where, why: told.append((where, say(why, "en"))))
+    offsite.save(config, offsite.parse(address(kind, server.port), "not the password"))
+    made = night(config).tick()
+    assert made is not None and made.exists()  # the night's backup is kept on the card whatever the place says
+    last = offsite.last(config)
+    assert last is not None and last["ok"] is False and last["backup"] == made.name
+    assert "rclone could not copy it to" in last["why"]["en"] and "rclone non ha potuto copiarlo" in last["why"]["it"]
+    assert "not the password" not in json.dumps(last) and not last["why"]["en"].endswith("2026")
+    assert told and told[0][0] == "offsite"
+    assert not list(server.folder.rglob("*.tar.gz"))
+
+
+def test_a_place_that_does_not_answer_is_a_failure_in_words_not_a_hang(tmp_path):
+    require_tools("rclone")
+    config = configured(tmp_path)
+    place = offsite.parse(f"sftp://{USER}@127.0.0.1:{free_port()}/x", PASSWORD)
+    made = night(config, copies=()).tick()
+    assert made is not None
+    started = time.monotonic()
+    why = offsite.copy(config, place, made, timeout_s=60)
+    assert why is not None and "rclone could not copy it to sftp://cafe@127.0.0.1" in say(why, "en")
+    assert time.monotonic() - started < 60
+
+
+def test_no_place_no_copy_and_no_note(tmp_path):
+    config = configured(tmp_path)
+    made = night(config).tick()
+    assert made is not None and offsite.send(config, made) is None and offsite.last(config) is None
+
+
+def test_the_place_is_kept_for_the_service_alone_and_shown_without_its_password(tmp_path):
+    config = configured(tmp_path)
+    offsite.save(config, offsite.parse("https://owner%40cafe.it@dav.example.org/remote.php/dav/files/x", PASSWORD))
+    kept = config.paths.journal_dir / offsite.PLACE_FILE
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    shown = offsite.state(config)
+    assert shown["place"] == "https://owner@cafe.it@dav.example.org:443/remote.php/dav/files/x"
+    assert shown["password_set"] is True and PASSWORD not in json.dumps(shown)
+    offsite.save(config, None)
+    assert offsite.state(config) == {"place": None, "password_set": False, "last": None}
+
+
+@pytest.mark.parametrize(("typed", "named"), [
+    ("ftp://u@host/x", "starts with 'ftp'"),
+    ("sftp://u:secret@host/x", "holds a password"),
+    ("sftp://host/x", "names no user"),
+    ("sftp://-oProxyCommand=sh@host/x", "names no user"),
+    ("sftp://u@-oProxyCommand=sh/x", "is not a host name"),
+    ("sftp://u@host/--config=/etc/shadow", "may hold letters"),
+    ("sftp://u@host/a/../../etc", "and no .."),
+    ("sftp://u@host/x\ny = z", "may hold letters"),
+    ("sftp://u@host:99999/x", "is not an address"),
+    ("sftp://u@host/x?y=1", "?query"),
+    ("http://u@nas.local/x", "in clear"),
+    ("sftp://u@ho st/x", "is not a host name"),
+])
+def test_what_the_owner_types_is_parsed_into_its_kind_or_refused_naming_what(typed, named):
+    with pytest.raises(Refusal) as refused:
+        offsite.parse(typed, PASSWORD)
+    assert named in say(refused.value.phrase, "en")
+
+
+def test_a_password_on_more_than_one_line_is_refused():
+    with pytest.raises(Refusal) as refused:
+        offsite.parse("sftp://u@host/x", "one\nhost = evil")
+    assert "one line" in say(refused.value.phrase, "en")
+
+
+def test_rclone_gets_a_file_of_its_own_and_fixed_arguments(tmp_path, monkeypatch):
+    """The place reaches rclone only as checked values in its configuration file (0600), never as
+    an argument; the password obscured by rclone from its standard input."""
+    config = configured(tmp_path)
+    made = night(config, copies=()).tick()
+    assert made is not None
+    seen = []
+    real = subprocess.run
+
+    def run(arguments, **kwargs):
+        if arguments[1:2] == ["obscure"]:
+            assert kwargs["input"] == PASSWORD.encode()
+            return subprocess.CompletedProcess(arguments, 0, b"OBSCURED\n", b"")
+        conf = Path(arguments[arguments.index("--config") + 1])
+        seen.append((arguments, conf.read_text(), stat.S_IMODE(conf.stat().st_mode), kwargs["env"]))
+        return real(["true"])
+
+    monkeypatch.setattr(offsite.shutil, "which", lambda name: "/usr/bin/rclone")
+    monkeypatch.setattr(offsite.subprocess, "run", run)
+    assert offsite.copy(config, offsite.parse("sftp://u@nas.local:2222/backups", PASSWORD), made) is None
+    arguments, text, mode, env = seen[0]
+    assert arguments == ["/usr/bin/rclone", "--config", str(backup.folder(config) / offsite.RCLONE_CONFIG), "copyto",
+                         "--contimeout", "20s", "--timeout", "60s", "--retries", "2", "--low-level-retries", "3", "--",
+                         str(made), f"place:backups/{made.name}"]
+    assert text == "[place]\ntype = sftp\nhost = nas.local\nport = 2222\nuser = u\npass = OBSCURED\n"
+    assert mode == 0o600 and not any(key.startswith("RCLONE") for key in env)
+    assert PASSWORD not in " ".join(arguments)
+
+
+def test_the_owner_gives_the_place_on_the_staff_page_sees_the_copy_and_never_the_password(tmp_path):
+    require_tools("rclone")
+    server = Served("webdav", tmp_path / "served", tmp_path / "server-home")
+    (tmp_path / "table").mkdir()
+    service = StaffService(tmp_path / "table")
+    try:
+        service.start()
+        config = load_config(service.config)
+        made = night(config, copies=()).tick()  # a backup to copy: the night's, made before
+        assert made is not None
+        staff = service.staff()
+        place = address("webdav", server.port)
+        assert staff.call("POST", "/staff/api/offsite", {"place": place, "password": PASSWORD})[0] == 403
+        owner = service.staff(owner=True)
+        status, answer = owner.call("POST", "/staff/api/offsite", {"place": "ftp://x@y/z", "password": "p"})
+        assert status == 400 and "starts with 'ftp'" in answer["error"]
+        status, answer = owner.call("POST", "/staff/api/offsite", {"place": place, "password": PASSWORD})
+        assert status == 200 and answer["ok"] and answer["last"]["ok"] is True, answer
+        assert (server.folder / "pi-table" / "bar-uno" / made.name).read_bytes() == made.read_bytes()
+        status, shown = owner.call("GET", "/staff/api/offsite")
+        assert status == 200 and shown["place"] == f"http://{USER}@127.0.0.1:{server.port}/pi-table/bar-uno"
+        assert PASSWORD not in json.dumps(shown)
+        status, answer = owner.call("POST", "/staff/api/offsite", {"place": place, "password": ""})
+        assert status == 200 and answer["last"]["ok"] is True  # the password kept: the same host and user
+        other = place.replace("127.0.0.1", "localhost")
+        status, answer = owner.call("POST", "/staff/api/offsite", {"place": other, "password": ""})
+        assert status == 400 and "its own password" in answer["error"]  # the old password goes nowhere else
+        owner.lang = "it"
+        status, answer = owner.call("POST", "/staff/api/offsite", {"place": place, "password": "wrong"})
+        assert status == 200 and answer["last"]["ok"] is False and "rclone non ha potuto" in answer["last"]["why"]
+        assert owner.call("POST", "/staff/api/offsite", {"place": "", "password": ""})[1]["place"] is None
+    finally:
+        service.close()
+        server.close()
