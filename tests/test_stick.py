@@ -211,3 +211,116 @@ def test_the_table_asks_after_its_night_and_its_page_shows_the_sticks_last_backu
     assert helper.to_stick(machine.helper, io.StringIO()) == 0  # pi-table-stick.service's act
     shown = desk.offsite("it")["stick"]
     assert shown["ok"] is True and shown["backup"] == made.name and shown["stick"] == "CAFE" and shown["why"] is None
+
+
+# --- the way back: a backup copied from the stick, for the set-up page to restore -------------------
+
+
+def stick_holding(machine: Machine, **files: bytes) -> Path:
+    """The stick (its mount folder) holding ``files`` in its backups folder."""
+    on_stick = machine.mounted / "pi-table-backups"
+    on_stick.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        (on_stick / name).write_bytes(data)
+    return on_stick
+
+
+def from_note(machine: Machine) -> dict | None:
+    return machine.helper.releases.note(act_note(stick.FROM_ACT))
+
+
+def test_the_request_from_the_stick_takes_one_backups_name_parsed_into_its_kind():
+    for backup in ("newest", "nightly-20261126-040000.tar.gz"):
+        assert requests.check({"act": "backup-from-stick", "backup": backup}) == {"act": "backup-from-stick",
+                                                                                 "backup": backup}
+    for backup in ("../../etc/shadow", "/dev/sda1", "nightly-20261126-040000.tar.gz/..", "pi-table-backups", "", 7,
+                   None, "nightly-2026112-040000.tar.gz", "Newest"):
+        with pytest.raises(ReleaseError, match="named newest or nightly-YYYYMMDD-HHMMSS.tar.gz"):
+            requests.check({"act": "backup-from-stick", "backup": backup})
+    for shape in ({}, {"backup": "newest", "path": "/etc"}, {"device": "/dev/sda"}):
+        with pytest.raises(ReleaseError, match="takes backup"):
+            requests.check({"act": "backup-from-stick", **shape})
+
+
+def test_the_helper_starts_the_restore_unit_for_the_backup_asked(tmp_path):
+    calls = tmp_path / "calls"
+    systemctl = program(tmp_path / "systemctl", f'echo "systemctl $*" >> {calls}\n')
+    spool = tmp_path / "spool"
+    machine = helper.Helper(Releases(tmp_path / "home"), Keyring(tmp_path / "no-keys"), ServiceUser(None),
+                            (systemctl,))
+    for backup in ("newest", "nightly-20261126-040000.tar.gz"):
+        requests.write(spool, {"act": "backup-from-stick", "backup": backup})
+        assert helper.act(machine, spool, io.StringIO()) == 0
+    assert calls.read_text().splitlines() == [
+        "systemctl start --no-block pi-table-stick-restore@newest.service",
+        "systemctl start --no-block pi-table-stick-restore@nightly-20261126-040000.tar.gz.service"]
+
+
+def test_the_newest_backup_on_the_stick_is_copied_read_only_into_the_backups_folder_and_listed(tmp_path):
+    machine = Machine(tmp_path, SD_CARD, USB_STICK)
+    stick_holding(machine, **{"nightly-20261125-040000.tar.gz": b"older", "nightly-20261126-040000.tar.gz": b"newest",
+                              "holiday.jpg": b"the owner's own"})
+    assert helper.from_stick(machine.helper, "newest", io.StringIO()) == 0
+    mounted = str(machine.mounted)
+    assert machine.called()[1:] == [f"mount -t vfat -o ro,nosuid,nodev,noexec,noatime -- /dev/sdb1 {mounted}",
+                                    f"umount -- {mounted}"]
+    copied = machine.backups / "nightly-20261126-040000.tar.gz"
+    assert copied.read_bytes() == b"newest" and stat_mode(copied) == 0o600
+    assert sorted(path.name for path in machine.backups.iterdir()) == [copied.name]  # no partial file left
+    note = from_note(machine)
+    assert note["outcome"] == "done" and note["backup"] == copied.name and note["stick"] == "CAFE"
+    assert note["listed"] == ["nightly-20261126-040000.tar.gz", "nightly-20261125-040000.tar.gz"]
+    assert helper.from_stick(machine.helper, "nightly-20261125-040000.tar.gz", io.StringIO()) == 0  # one chosen
+    assert (machine.backups / "nightly-20261125-040000.tar.gz").read_bytes() == b"older"
+
+
+def stat_mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def test_no_stick_or_no_backup_on_it_is_noted_for_the_owner(tmp_path):
+    machine = Machine(tmp_path, SD_CARD)
+    assert helper.from_stick(machine.helper, "newest", io.StringIO()) == 1
+    assert "no USB stick was found" in said(from_note(machine)["why"])["en"]
+    (tmp_path / "other").mkdir()
+    machine = Machine(tmp_path / "other", USB_STICK)
+    stick_holding(machine, **{"photo.jpg": b"x"})
+    assert helper.from_stick(machine.helper, "newest", io.StringIO()) == 1
+    assert "the stick CAFE holds no backup" in said(from_note(machine)["why"])["en"]
+    assert machine.called()[-1].startswith("umount")  # unmounted all the same
+    assert list(machine.backups.iterdir()) == []
+
+
+def test_a_strangers_stick_gives_no_link_no_device_no_oversize_file_and_takes_nothing_of_the_table(tmp_path,
+                                                                                                 monkeypatch):
+    """A stick is a stranger's: a backup that is a link (to root's files) is neither listed nor
+    copied, nor is a file bigger than a backup may be; a name the table keeps already is not
+    replaced; a backups folder on the stick that is a link is not read through."""
+    machine = Machine(tmp_path, USB_STICK)
+    secret = tmp_path / "shadow"
+    secret.write_text("root's secret")
+    on_stick = stick_holding(machine, **{"nightly-20261120-040000.tar.gz": b"x" * 2048})
+    os.symlink(secret, on_stick / "nightly-20261126-040000.tar.gz")
+    os.mkfifo(on_stick / "nightly-20261125-040000.tar.gz")
+    assert helper.from_stick(machine.helper, "nightly-20261126-040000.tar.gz", io.StringIO()) == 1
+    assert "holds no backup nightly-20261126-040000.tar.gz" in said(from_note(machine)["why"])["en"]
+    assert helper.from_stick(machine.helper, "nightly-20261125-040000.tar.gz", io.StringIO()) == 1
+    monkeypatch.setattr(stick, "BACKUP_MOST", 1024)
+    assert helper.from_stick(machine.helper, "newest", io.StringIO()) == 1
+    assert "is not a regular file of at most 0 MB" in said(from_note(machine)["why"])["en"]
+    monkeypatch.undo()
+    kept = machine.night("20261120-040000", b"the table's own")
+    assert helper.from_stick(machine.helper, "newest", io.StringIO()) == 1
+    assert "keeps a backup nightly-20261120-040000.tar.gz already" in said(from_note(machine)["why"])["en"]
+    assert kept.read_bytes() == b"the table's own"
+    assert sorted(path.name for path in machine.backups.iterdir()) == [kept.name]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "nightly-20261127-040000.tar.gz").write_text("root's secret")
+    for path in on_stick.iterdir():
+        path.unlink()
+    on_stick.rmdir()
+    os.symlink(elsewhere, on_stick)
+    assert helper.from_stick(machine.helper, "newest", io.StringIO()) == 1
+    assert "pi-table-backups cannot be read" in said(from_note(machine)["why"])["en"]
+    assert "root's secret" not in "".join(path.read_text() for path in machine.backups.iterdir())
