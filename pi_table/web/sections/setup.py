@@ -89,6 +89,15 @@ SETUP_TEXTS: tuple[str, ...] = (
     N_("(open network)"),
     N_("The page's certificate (SHA-256):"),
     WRONG_CODE,
+    N_("A backup on a USB stick"),
+    N_("Replacing a table whose SD card died? Plug the USB stick its backups were written to into this table, type "
+       "the code above, then look on the stick."),
+    N_("Look on the USB stick"),
+    N_("Looking on the stick…"),
+    N_("Backup {backup} from the stick {stick}, made {made}. Restoring it brings:"),
+    N_("The stick's other backups"),
+    N_("Copy this one instead"),
+    N_("Set the table up from this backup: its name, language, settings and staff PIN come from it"),
     N_("The owner's recovery code"),
     N_("Write it down, or print this page, and keep it away from the table: if the owner's passphrase is forgotten, "
        "it sets a new one on the staff page (Forgot the passphrase? Use the recovery code). It is shown only now."),
