@@ -272,6 +272,8 @@ def test_the_newest_backup_on_the_stick_is_copied_read_only_into_the_backups_fol
     assert note["listed"] == ["nightly-20261126-040000.tar.gz", "nightly-20261125-040000.tar.gz"]
     assert helper.from_stick(machine.helper, "nightly-20261125-040000.tar.gz", io.StringIO()) == 0  # one chosen
     assert (machine.backups / "nightly-20261125-040000.tar.gz").read_bytes() == b"older"
+    assert helper.from_stick(machine.helper, "newest", io.StringIO()) == 0  # the same asked again: copied already
+    assert copied.read_bytes() == b"newest" and from_note(machine)["outcome"] == "done"
 
 
 def stat_mode(path: Path) -> int:
@@ -311,7 +313,8 @@ def test_a_strangers_stick_gives_no_link_no_device_no_oversize_file_and_takes_no
     monkeypatch.undo()
     kept = machine.night("20261120-040000", b"the table's own")
     assert helper.from_stick(machine.helper, "newest", io.StringIO()) == 1
-    assert "keeps a backup nightly-20261120-040000.tar.gz already" in said(from_note(machine)["why"])["en"]
+    assert "keeps another backup named nightly-20261120-040000.tar.gz: not replaced" in said(
+        from_note(machine)["why"])["en"]
     assert kept.read_bytes() == b"the table's own"
     assert sorted(path.name for path in machine.backups.iterdir()) == [kept.name]
     elsewhere = tmp_path / "elsewhere"

@@ -302,8 +302,8 @@ def _copy_in(read: int, folder: int, name: str, uid: int, gid: int) -> None:
             os.close(out)
         os.link(partial, name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
     except FileExistsError:
-        raise ReleaseError(N_("the table keeps a backup {name} already: restore that one on the staff page"),
-                           name=name) from None
+        if not _same(folder, partial, name):  # the same copy asked again is done; another is not replaced
+            raise ReleaseError(N_("the table keeps another backup named {name}: not replaced"), name=name) from None
     except OSError as e:
         raise ReleaseError(N_("the table's backups folder cannot be written ({error})"),
                            error=e.strerror or str(e)) from None
@@ -312,6 +312,25 @@ def _copy_in(read: int, folder: int, name: str, uid: int, gid: int) -> None:
             os.unlink(partial, dir_fd=folder)
         except OSError:
             pass
+
+
+def _same(folder: int, partial: str, name: str) -> bool:
+    """Whether ``name`` in ``folder`` is a regular file holding what ``partial`` holds (neither followed)."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        ours, theirs = os.open(partial, flags, dir_fd=folder), os.open(name, flags, dir_fd=folder)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(theirs).st_mode) or os.fstat(theirs).st_size != os.fstat(ours).st_size:
+            return False
+        while chunk := os.read(ours, 1 << 20):
+            if os.read(theirs, len(chunk)) != chunk:
+                return False
+        return True
+    finally:
+        os.close(ours)
+        os.close(theirs)
 
 
 def backup_from_stick(backups: Path, backup: str, uid: int, gid: int, tools: Tools = Tools()) -> dict[str, Any]:
