@@ -81,7 +81,7 @@ class StickRestore(RuleBasedStateMachine):
         config = load_config(self.config)
         return SimpleNamespace(config=config, companion=None, fingerprint=None, devices=SimpleNamespace(screen=None),
                                staff_desk=SimpleNamespace(ask=ask), restarts=SimpleNamespace(
-                                   lock=threading.Lock(), working=lambda: []))
+                                   lock=threading.Lock(), working=list))
 
     def files(self) -> dict[str, bytes]:
         """The table's own: its settings and the journal folder's files."""
