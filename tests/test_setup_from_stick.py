@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import tarfile
 
 import pytest
@@ -170,3 +171,42 @@ def test_no_stick_is_said_and_the_table_still_waits_for_its_set_up(café):
     found = asked(fresh.daemon.companion.base_url, fresh.boot.waiting.code)
     assert found["outcome"] == "failed" and "no USB stick was found" in found["why"]
     assert fresh.boot.waiting is not None
+
+
+@pytest.mark.browser
+def test_on_a_phone_the_owner_looks_on_the_stick_sees_what_it_brings_and_sets_the_table_up_from_it(café, tmp_path,
+                                                                                                   browser):
+    from playwright.sync_api import expect
+
+    fresh, _ = café(**{NEWER: old_backup(tmp_path), OLDER: HOSTILE})
+    waiting = fresh.boot.waiting
+    base = fresh.daemon.companion.base_url
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    page = context.new_page()
+    try:
+        page.goto(f"{base}/setup")
+        page.fill("#code", waiting.shown)
+        page.click("#stick-look")
+        restore = page.locator("#restore")
+        expect(restore).to_contain_text(f"Backup {NEWER} from the stick CAFE, made ")
+        expect(page.locator("#restore-replaces")).to_contain_text("the staff PIN: the backup's")
+        expect(page.locator("#own-settings")).to_be_hidden()  # the backup brings the name, language and PIN
+        expect(page.locator("#pin-part")).to_be_hidden()
+        page.select_option("#stick-choice", OLDER)  # an older night, which is a stranger's
+        page.click("#stick-copy")
+        expect(restore).to_contain_text("is a symbolic link: expected regular files only")
+        assert "error" in (restore.get_attribute("class") or "")
+        expect(page.locator("#own-settings")).to_be_visible()  # nothing to restore: the set-up as ever
+        page.select_option("#stick-choice", NEWER)
+        page.click("#stick-copy")
+        expect(restore).to_contain_text(f"Backup {NEWER}")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.fill("#zone", "Europe/Rome")
+        page.fill("#passphrase", PASSPHRASE)
+        page.fill("#passphrase-again", PASSPHRASE)
+        page.click("#submit")
+        page.locator("#done").wait_for()
+        expect(page.locator("#recovery-code")).to_have_text(re.compile(r"^[0-9A-Z]{4}(-[0-9A-Z]{4}){4}$"))
+        assert backup.pending(load_config(fresh.config)) is not None
+    finally:
+        context.close()
