@@ -189,6 +189,7 @@ class StickRestore(RuleBasedStateMachine):
             assert backup.pending(load_config(self.config)) is None
         else:  # the fresh state back; the PIN the restore brought is never taken away (a restore never removes it)
             assert now["config.toml"] == self.fresh["config.toml"]
+            assert "staff.pin" in now
             assert not [name for name in now if name.endswith(".jsonl")]
             assert backup.pending(load_config(self.config)) is None
             assert (backup.folder(load_config(self.config)) / "restore.rolled-back").exists()
