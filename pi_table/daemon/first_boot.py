@@ -36,6 +36,7 @@ from ..hal import AnyModel, Emit, Screen, SetupModel
 from ..hal.screen import grouped
 from ..release import first_boot, network
 from ..release.desk import network_view
+from ..release.desk import said as said_in_each
 from ..release.first_boot import Pending
 from ..release.layout import HOME, Releases, act_note
 from ..release.requests import REQUEST
@@ -308,17 +309,16 @@ class FirstBoot:
 
     def on_stick(self, lang: str) -> dict[str, Any]:
         """What the page shows of the stick: nothing asked yet, asked and not yet answered, or the
-        helper's answer since (``outcome``, the ``stick``, the backups it ``listed``, the one
-        copied with what it ``holds`` and what restoring it ``replaces``, checked as a restore checks
-        it, or the ``why`` of a failure, in ``lang``)."""
-        from ..release.desk import said
+        helper's answer since (``outcome``, the ``stick``, the backups it ``listed``, the one copied
+        with when it was ``made`` and what restoring it ``replaces``, checked as a restore checks it;
+        or the ``why`` of a failure or of a refusal, in ``lang``)."""
         note = self._stick_note()
         if not note:
             return {"asked": self.stick_asked is not None, "outcome": None}
         found: dict[str, Any] = {"asked": True, "outcome": note.get("outcome"), "stick": str(note.get("stick", ""))[:60],
                                  "listed": note.get("listed", []), "backup": None, "why": None}
         if note.get("outcome") != "done":
-            found["why"] = (said(note.get("why")) or {}).get(lang, "?")
+            found["why"] = (said_in_each(note.get("why")) or {}).get(lang, "?")
             return found
         name = str(note.get("backup"))
         try:

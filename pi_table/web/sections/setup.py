@@ -263,7 +263,7 @@ class SetupPage(Section[Table]):
         return None if checked is None else refused(checked, lang)
 
     async def _on_stick(self, request: web.Request) -> web.Response:
-        """What came of the last copy asked from a USB stick (nothing of the stick's is shown before the code)."""
+        """What came of the last copy asked from a USB stick: nothing until a phone with the code asked for one."""
         desk = self._waiting()
         if desk is None:
             raise web.HTTPNotFound(text="")
