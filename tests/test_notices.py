@@ -23,7 +23,18 @@ from pi_table.daemon import backup, notices, offsite
 from pi_table.files import write_private
 from pi_table.hal.events import not_working
 
-from helpers import STAFF_CONFIG, InProcessDaemon, Staff, StaffTable, again, dealt_key, restarted, wait_for
+from helpers import (
+    STAFF_CONFIG,
+    USB_STICK,
+    InProcessDaemon,
+    Staff,
+    StaffTable,
+    StickMachine,
+    again,
+    dealt_key,
+    restarted,
+    wait_for,
+)
 
 pytestmark = pytest.mark.daemon
 SECRET_TOKEN = "owner-token-62"
@@ -230,12 +241,10 @@ def offsite_fails(table: StaffTable, monkeypatch) -> None:
 
 def stick_fails(table: StaffTable, monkeypatch) -> None:
     """The root helper's stick act (its stand-ins: a stick whose mount fails) run twice, as two nights would."""
-    from test_stick import USB_STICK, Machine
-
     from pi_table.release import helper
 
     (table.folder / "stick").mkdir()
-    machine = Machine(table.folder / "stick", USB_STICK, mount_fails=True)
+    machine = StickMachine(table.folder / "stick", USB_STICK, mount_fails=True)
     machine.night("20261126-040000")
     assert table.daemon.staff_desk is not None
     table.daemon.staff_desk.home = machine.helper.releases.home

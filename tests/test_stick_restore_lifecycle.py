@@ -21,8 +21,6 @@ from types import SimpleNamespace
 from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
-from test_backup import table as old_table
-from test_stick import USB_STICK, Machine
 
 from pi_table.config import load_config
 from pi_table.daemon import backup
@@ -31,7 +29,7 @@ from pi_table.engine.phrase import Phrase
 from pi_table.release import helper, requests, stick
 from pi_table.release.first_boot import new_pending
 
-from helpers import STAFF_CONFIG, member, packed
+from helpers import STAFF_CONFIG, USB_STICK, StickMachine, member, old_table_backup, packed
 
 DAYS = [f"nightly-202611{day}-040000.tar.gz" for day in (21, 22)]
 SHOWN = "the backup the page shows"  # what the set-up sends, the page's own; or another name, by hand
@@ -42,7 +40,7 @@ SECRET = b"root's own secret"
 def kinds() -> dict[str, bytes]:
     """What a stick may hold under a nightly name: the café's old table's backup, a hostile one, a damaged one."""
     folder = Path(tempfile.mkdtemp(prefix="old-table-"))
-    good = backup.make(load_config(old_table(folder, STAFF_CONFIG + '[game]\nlanguage = "it"\n')))
+    good = old_table_backup(folder)
     shutil.rmtree(folder)
     return {"good": good, "hostile": packed([(member("journal/staff.pin", kind=b"2", link="/etc/shadow"), b"")]),
             "damaged": good[: len(good) // 2]}
@@ -52,7 +50,7 @@ class StickRestore(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.folder = Path(tempfile.mkdtemp(prefix="stick-restore-"))
-        self.stick = Machine(self.folder, USB_STICK)
+        self.stick = StickMachine(self.folder, USB_STICK)
         self.on_stick = self.stick.mounted / stick.FOLDER
         self.on_stick.mkdir(parents=True)
         (self.folder / "secret").write_bytes(SECRET)
