@@ -358,7 +358,7 @@ mkdir -p "$unit_dir"
 # and a table's first boot from the SD image (docs/dev/first-boot.md), which the image's builder
 # enables (PI_TABLE_FIRST_BOOT=1): its secrets made on the device, its set-up from a phone.
 for unit in pi-table.service pi-table-helper.service pi-table-helper.path pi-table-first-boot.service \
-            pi-table-security.service pi-table-stick.service; do
+            pi-table-security.service pi-table-stick.service pi-table-stick-restore@.service; do
   install -m 0644 "$src/systemd/$unit" "$unit_dir/$unit"
 done
 # Debian's security updates are applied when the table is idle, on the owner's schedule

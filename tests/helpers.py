@@ -1711,3 +1711,173 @@ def played_at(recorder: Recorder, seed: int = 1) -> NightGame | None:
         board = str(session.public_view().to_json()["board"])
         session.submit(Guess(rng.choice([cell for cell, seen in enumerate(board) if seen == "?"])))
     return recorder.seen(session.id, lambda: session.public_view().to_json())
+
+
+# --- the set-up page's phones and a fresh table in this process (test_setup_page, test_setup_from_stick) ---
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def call(base: str, method: str, path: str, body: object = None, headers: dict | None = None) -> tuple[int, object, dict]:
+    """A phone's request, redirects not followed: its status, JSON (or text) and headers."""
+    request = urllib.request.Request(base + path, method=method, headers={"Content-Type": "application/json",
+                                                                           **(headers or {})},
+                                     data=None if body is None else json.dumps(body).encode())
+    try:
+        with urllib.request.build_opener(NoRedirect).open(request, timeout=20) as answer:
+            status, raw, got = answer.status, answer.read(), dict(answer.headers)
+    except urllib.error.HTTPError as e:
+        status, raw, got = e.code, e.read(), dict(e.headers)
+    try:
+        return status, json.loads(raw), got
+    except ValueError:
+        return status, raw.decode(errors="replace"), got
+
+
+def daemon_staff(daemon):
+    assert daemon.companion is not None and daemon.companion.staff is not None
+    return daemon.companion.staff
+
+
+class FreshTable:
+    """A fresh table in this process (its first boot run), the root helper played by a thread
+    that does each request as pi-table-helper.path and .service do, on a fake NetworkManager."""
+
+    def __init__(self, tmp_path: Path, monkeypatch, nm: FakeNetworkManager) -> None:
+        from pi_table.release import helper
+        from pi_table.release.keys import Keyring
+        from pi_table.release.layout import Releases
+        from pi_table.release.service_user import ServiceUser
+
+        self.folder, self.nm = tmp_path, nm
+        self.config = tmp_path / "config.toml"
+        self.config.write_text(STAFF_CONFIG)
+        assert run_first_boot(self.config).returncode == 0
+        self.daemon = service_daemon(self.config)
+        boot = self.daemon.first_boot
+        assert boot is not None
+        boot.poll_s, boot.grace_s = 3600.0, 3600.0  # the test looks itself, once its helper is in place
+        self.daemon.start()
+        self.runner = threading.Thread(target=self.daemon.run, daemon=True)
+        self.runner.start()
+        assert self.daemon.wait_for_phones()
+        desk = self.daemon.staff_desk
+        assert desk is not None
+        self.spool = desk.spool = tmp_path / "requests"
+        desk.helper_missing = lambda: None
+        zone = tmp_path / "timedatectl"
+        zone.write_text(f'#!/bin/sh\necho "$@" >> {tmp_path / "zone-calls"}\n')
+        zone.chmod(0o755)
+        home = tmp_path / "opt"
+        self.acts = helper.Helper(Releases(home), Keyring(tmp_path / "keys"), ServiceUser(None), timedatectl=(str(zone),),
+                                  config=self.config)
+        boot.home = home  # the root helper's notes: its last act, the networks it saw
+        staff = daemon_staff(self.daemon)
+        next(section for section in staff.sections if section.name == "wifi").home = home  # type: ignore[attr-defined]
+        self._stop = threading.Event()
+        self._helper = threading.Thread(target=self._path_unit, daemon=True)
+        self._helper.start()
+
+    def _path_unit(self) -> None:
+        from pi_table.release import helper, requests
+
+        while not self._stop.wait(0.05):
+            if (self.spool / requests.REQUEST).exists():
+                helper.act(self.acts, self.spool)
+
+    @property
+    def boot(self):
+        assert self.daemon.first_boot is not None
+        return self.daemon.first_boot
+
+    def shown(self):
+        return self.daemon.devices.screen.screen.screen.models[-1]  # the companion's, the set-up's, the sim's
+
+    def close(self) -> None:
+        self._stop.set()
+        self._helper.join(timeout=5)
+        self.daemon.stop()
+        self.runner.join(timeout=5)
+        self.daemon.close()
+
+
+# --- a USB stick and the root helper's stand-ins for it (test_stick, test_notices, the set-up from a stick) ---
+
+USB_STICK = {"name": "sdb", "path": "/dev/sdb", "type": "disk", "tran": "usb", "rm": True, "hotplug": True,
+             "fstype": None, "label": None, "mountpoint": None,
+             "children": [{"name": "sdb1", "path": "/dev/sdb1", "type": "part", "tran": None, "rm": True,
+                           "hotplug": True, "fstype": "vfat", "label": "CAFE", "mountpoint": None}]}
+
+
+def lsblk_listing(*disks) -> str:
+    """What ``lsblk --json`` prints of ``disks``."""
+    return json.dumps({"blockdevices": list(disks)})
+
+
+class StickMachine:
+    """A table's folders and the stick's stand-ins: ``lsblk`` answers ``disks``, ``mount`` and
+    ``umount`` note their calls; ``mounted`` (the fixed mount folder) stands for the stick."""
+
+    def __init__(self, folder: Path, *disks: dict, mount_fails: bool = False) -> None:
+        from pi_table.release import helper, stick
+        from pi_table.release.keys import Keyring
+        from pi_table.release.layout import Releases
+        from pi_table.release.service_user import ServiceUser
+
+        self.folder = folder
+        self.calls = folder / "calls"
+        answer = folder / "lsblk.json"
+        answer.write_text(lsblk_listing(*disks))
+        self.config = folder / "etc" / "config.toml"
+        self.config.parent.mkdir()
+        self.config.write_text('[paths]\njournal_dir = "/nonexistent"\n'.replace("/nonexistent", str(folder / "journal")))
+        self.backups = folder / "backups"
+        self.backups.mkdir()
+        self.mounted = folder / "run" / "pi-table-stick"
+        self.mounted.parent.mkdir()
+        tools = stick.Tools(
+            lsblk=(program(folder / "lsblk", f'echo "lsblk $*" >> {self.calls}\ncat {answer}\n'),),
+            mount=(program(folder / "mount", f'echo "mount $*" >> {self.calls}\n'
+                                             + ('echo "mount: wrong fs type" >&2; exit 32\n' if mount_fails else "")),),
+            umount=(program(folder / "umount", f'echo "umount $*" >> {self.calls}\n'),),
+            mount_dir=self.mounted)
+        self.helper = helper.Helper(Releases(folder / "home"), Keyring(folder / "no-keys"), ServiceUser(None),
+                                    config=self.config, stick=tools)
+
+    def called(self) -> list[str]:
+        return self.calls.read_text().splitlines() if self.calls.exists() else []
+
+    def night(self, stamp: str, data: bytes = b"\x1f\x8b a backup") -> Path:
+        path = self.backups / f"nightly-{stamp}.tar.gz"
+        path.write_bytes(data)
+        return path
+
+    def note(self) -> dict | None:
+        from pi_table.release import stick
+        from pi_table.release.layout import act_note
+
+        return self.helper.releases.note(act_note(stick.ACT))
+
+
+def stick_holding(machine: StickMachine, **files: bytes) -> Path:
+    """The stick (its mount folder) holding ``files`` in its backups folder."""
+    on_stick = machine.mounted / "pi-table-backups"
+    on_stick.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        (on_stick / name).write_bytes(data)
+    return on_stick
+
+
+def old_table_backup(folder: Path) -> bytes:
+    """A backup of a café's old table, as its nights wrote it to a stick: its settings (Italian) and its staff PIN."""
+    from pi_table.config import load_config
+    from pi_table.daemon import backup
+    from pi_table.web.staff import set_pin
+
+    (folder / "journal").mkdir(parents=True)
+    (folder / "config.toml").write_text(STAFF_CONFIG + '[game]\nlanguage = "it"\n')
+    set_pin(folder / "journal", STAFF_PIN)
+    return backup.make(load_config(folder / "config.toml"))

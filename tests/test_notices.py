@@ -7,6 +7,7 @@ as its kind, and never shown back (docs/cafe/notifications.md, docs/dev/security
 from __future__ import annotations
 
 import http.server
+import io
 import json
 import os
 import signal
@@ -18,11 +19,22 @@ from pathlib import Path
 
 import pytest
 
-from pi_table.daemon import backup, notices
+from pi_table.daemon import backup, notices, offsite
 from pi_table.files import write_private
 from pi_table.hal.events import not_working
 
-from helpers import STAFF_CONFIG, InProcessDaemon, Staff, StaffTable, again, dealt_key, restarted, wait_for
+from helpers import (
+    STAFF_CONFIG,
+    USB_STICK,
+    InProcessDaemon,
+    Staff,
+    StaffTable,
+    StickMachine,
+    again,
+    dealt_key,
+    restarted,
+    wait_for,
+)
 
 pytestmark = pytest.mark.daemon
 SECRET_TOKEN = "owner-token-62"
@@ -220,6 +232,54 @@ def test_an_event_the_owner_did_not_choose_is_not_told(tmp_path, receiver):
         device_fails(table)
         time.sleep(1.0)
         assert receiver.bodies() == []
+    finally:
+        table.close()
+
+
+def offsite_fails(table: StaffTable, monkeypatch) -> None:
+    """The network place kept, and rclone gone from the table: each try of the copy fails."""
+    config = table.daemon.config
+    offsite.save(config, offsite.parse("sftp://cafe@127.0.0.1:2222/pi-table", "not the password"))
+    monkeypatch.setattr(offsite.shutil, "which", lambda name: None)
+    assert table.daemon.nightly is not None and table.daemon.nightly.tick() is not None  # the night's, copied by it
+    offsite.send_newest(config)  # the next try fails as well
+
+
+def stick_fails(table: StaffTable, monkeypatch) -> None:
+    """The root helper's stick act (its stand-ins: a stick whose mount fails) run twice, as two nights would."""
+    from pi_table.release import helper
+
+    (table.folder / "stick").mkdir()
+    machine = StickMachine(table.folder / "stick", USB_STICK, mount_fails=True)
+    machine.night("20261126-040000")
+    assert table.daemon.staff_desk is not None
+    table.daemon.staff_desk.home = machine.helper.releases.home
+    for _ in range(2):
+        assert helper.to_stick(machine.helper, io.StringIO()) == 1
+        time.sleep(0.3)  # three looks of the watch between the tries
+
+
+@pytest.mark.parametrize(("fails", "words"), [
+    (offsite_fails, "The nightly backup could not be copied to the network place: rclone is not installed"),
+    (stick_fails, "The nightly backup could not be written to the USB stick: mount failed: mount: wrong fs type")])
+def test_a_copy_off_the_sd_card_that_fails_is_told_once_not_at_each_try(tmp_path, receiver, monkeypatch, fails, words):
+    """The backup's copies off the card fail as the nightly backup does: the owner who chose
+    "backup" is told, once for the fault, not once a try; the owner who did not is not told."""
+    table = StaffTable(tmp_path, dealt_key(), extra=notified(tmp_path, receiver.url))
+    try:
+        fails(table, monkeypatch)
+        assert len(told(receiver, words)) == 1
+        time.sleep(1.0)
+        assert len([body for body in receiver.bodies() if words in body]) == 1, receiver.bodies()
+    finally:
+        table.close()
+    (tmp_path / "other").mkdir()
+    table = StaffTable(tmp_path / "other", dealt_key(), extra=notified(tmp_path / "other", receiver.url,
+                                                                        ("device", "disk")))
+    try:
+        fails(table, monkeypatch)
+        time.sleep(1.0)
+        assert len([body for body in receiver.bodies() if words in body]) == 1, receiver.bodies()
     finally:
         table.close()
 

@@ -11,29 +11,23 @@ import http.client
 import json
 import re
 import threading
-import urllib.error
-import urllib.parse
-import urllib.request
-from pathlib import Path
 
 import pytest
 
 from pi_table.config import load_config
 from pi_table.daemon.restarts import EXIT_RESTART
 from pi_table.hal import NewGame, ScreenModel, SetupModel, UiEvent
-from pi_table.release import helper, network, requests
+from pi_table.release import network, requests
 from pi_table.release.first_boot import DONE, PENDING, pending
-from pi_table.release.keys import Keyring
-from pi_table.release.layout import Releases
-from pi_table.release.service_user import ServiceUser
 
 from helpers import (
     OWNER_PASSPHRASE,
-    STAFF_CONFIG,
     FakeNetworkManager,
+    FreshTable,
     Staff,
     StaffService,
-    run_first_boot,
+    call,
+    daemon_staff,
     service_daemon,
     staff_login,
     wait_for,
@@ -48,27 +42,6 @@ PASSPHRASE = "the café's own table 7"
 def form(code: str, **changed) -> dict:
     return {"code": code, "name": "table-7", "language": "it", "passphrase": PASSPHRASE, "pin": PIN,
             "zone": "Europe/Rome", "wifi": None, **changed}
-
-
-class NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None
-
-
-def call(base: str, method: str, path: str, body: object = None, headers: dict | None = None) -> tuple[int, object, dict]:
-    """A phone's request, redirects not followed: its status, JSON (or text) and headers."""
-    request = urllib.request.Request(base + path, method=method, headers={"Content-Type": "application/json",
-                                                                           **(headers or {})},
-                                     data=None if body is None else json.dumps(body).encode())
-    try:
-        with urllib.request.build_opener(NoRedirect).open(request, timeout=20) as answer:
-            status, raw, got = answer.status, answer.read(), dict(answer.headers)
-    except urllib.error.HTTPError as e:
-        status, raw, got = e.code, e.read(), dict(e.headers)
-    try:
-        return status, json.loads(raw), got
-    except ValueError:
-        return status, raw.decode(errors="replace"), got
 
 
 def test_a_fresh_table_is_set_up_from_the_api_and_plays_after_its_restart_with_the_page_gone(tmp_path):
@@ -202,75 +175,15 @@ def test_guesses_of_the_code_are_limited_and_a_guess_counts_however_right_the_re
 # --- in this process: the screen, the touches, the network ---------------------------------------
 
 
-def daemon_staff(daemon):
-    assert daemon.companion is not None and daemon.companion.staff is not None
-    return daemon.companion.staff
-
-
-class Table:
-    """A fresh table in this process (its first boot run), the root helper played by a thread
-    that does each request as pi-table-helper.path and .service do, on a fake NetworkManager."""
-
-    def __init__(self, tmp_path: Path, monkeypatch, nm: FakeNetworkManager) -> None:
-        self.folder, self.nm = tmp_path, nm
-        self.config = tmp_path / "config.toml"
-        self.config.write_text(STAFF_CONFIG)
-        assert run_first_boot(self.config).returncode == 0
-        self.daemon = service_daemon(self.config)
-        boot = self.daemon.first_boot
-        assert boot is not None
-        boot.poll_s, boot.grace_s = 3600.0, 3600.0  # the test looks itself, once its helper is in place
-        self.daemon.start()
-        self.runner = threading.Thread(target=self.daemon.run, daemon=True)
-        self.runner.start()
-        assert self.daemon.wait_for_phones()
-        desk = self.daemon.staff_desk
-        assert desk is not None
-        self.spool = desk.spool = tmp_path / "requests"
-        desk.helper_missing = lambda: None
-        zone = tmp_path / "timedatectl"
-        zone.write_text(f'#!/bin/sh\necho "$@" >> {tmp_path / "zone-calls"}\n')
-        zone.chmod(0o755)
-        home = tmp_path / "opt"
-        self.acts = helper.Helper(Releases(home), Keyring(tmp_path / "keys"), ServiceUser(None), timedatectl=(str(zone),),
-                                  config=self.config)
-        boot.home = home  # the root helper's notes: its last act, the networks it saw
-        staff = daemon_staff(self.daemon)
-        next(section for section in staff.sections if section.name == "wifi").home = home  # type: ignore[attr-defined]
-        self._stop = threading.Event()
-        self._helper = threading.Thread(target=self._path_unit, daemon=True)
-        self._helper.start()
-
-    def _path_unit(self) -> None:
-        while not self._stop.wait(0.05):
-            if (self.spool / requests.REQUEST).exists():
-                helper.act(self.acts, self.spool)
-
-    @property
-    def boot(self):
-        assert self.daemon.first_boot is not None
-        return self.daemon.first_boot
-
-    def shown(self):
-        return self.daemon.devices.screen.screen.screen.models[-1]  # the companion's, the set-up's, the sim's
-
-    def close(self) -> None:
-        self._stop.set()
-        self._helper.join(timeout=5)
-        self.daemon.stop()
-        self.runner.join(timeout=5)
-        self.daemon.close()
-
-
 @pytest.fixture
 def fresh(tmp_path, monkeypatch):
-    made: list[Table] = []
+    made: list[FreshTable] = []
 
-    def make(*networks: tuple[str, str], on: str | None = None) -> Table:
+    def make(*networks: tuple[str, str], on: str | None = None) -> FreshTable:
         nm = FakeNetworkManager(tmp_path / "nm", monkeypatch, networks=networks)
         if on is not None:
             nm.on_wifi(on)
-        made.append(Table(tmp_path, monkeypatch, nm))
+        made.append(FreshTable(tmp_path, monkeypatch, nm))
         return made[-1]
 
     yield make

@@ -19,20 +19,12 @@ from pi_table.release.keys import Keyring
 from pi_table.release.layout import ReleaseError, Releases, act_note
 from pi_table.release.service_user import ServiceUser
 
-from helpers import program
+from helpers import USB_STICK, StickMachine, lsblk_listing, program, stick_holding
 
-USB_STICK = {"name": "sdb", "path": "/dev/sdb", "type": "disk", "tran": "usb", "rm": True, "hotplug": True,
-             "fstype": None, "label": None, "mountpoint": None,
-             "children": [{"name": "sdb1", "path": "/dev/sdb1", "type": "part", "tran": None, "rm": True,
-                           "hotplug": True, "fstype": "vfat", "label": "CAFE", "mountpoint": None}]}
 SD_CARD = {"name": "mmcblk0", "path": "/dev/mmcblk0", "type": "disk", "tran": None, "rm": False, "hotplug": False,
            "fstype": None, "label": None, "mountpoint": None,
            "children": [{"name": "mmcblk0p2", "path": "/dev/mmcblk0p2", "type": "part", "tran": None, "rm": False,
                          "hotplug": False, "fstype": "ext4", "label": "rootfs", "mountpoint": "/"}]}
-
-
-def listed(*disks) -> str:
-    return json.dumps({"blockdevices": list(disks)})
 
 
 def changed(disk: dict, **part) -> dict:
@@ -40,18 +32,18 @@ def changed(disk: dict, **part) -> dict:
 
 
 def test_the_stick_is_a_removable_usb_disks_partition_with_fat_exfat_or_ext4_not_mounted():
-    assert stick.find(listed(SD_CARD, USB_STICK)) == stick.Stick("/dev/sdb1", "vfat", "CAFE")
-    assert stick.find(listed(SD_CARD)) is None  # the SD card is never a stick
-    assert stick.find(listed(changed(USB_STICK, fstype="ntfs"))) is None
-    assert stick.find(listed(changed(USB_STICK, fstype="iso9660"))) is None
-    assert stick.find(listed(changed(USB_STICK, mountpoint="/media/x"))) is None
-    assert stick.find(listed({**USB_STICK, "tran": "sata", "rm": False, "hotplug": False})) is None
-    assert stick.find(listed(changed(USB_STICK, path="/dev/../etc/shadow"))) is None
-    assert stick.find(listed(changed(USB_STICK, fstype="exfat", label=None))) == stick.Stick("/dev/sdb1", "exfat", "")
+    assert stick.find(lsblk_listing(SD_CARD, USB_STICK)) == stick.Stick("/dev/sdb1", "vfat", "CAFE")
+    assert stick.find(lsblk_listing(SD_CARD)) is None  # the SD card is never a stick
+    assert stick.find(lsblk_listing(changed(USB_STICK, fstype="ntfs"))) is None
+    assert stick.find(lsblk_listing(changed(USB_STICK, fstype="iso9660"))) is None
+    assert stick.find(lsblk_listing(changed(USB_STICK, mountpoint="/media/x"))) is None
+    assert stick.find(lsblk_listing({**USB_STICK, "tran": "sata", "rm": False, "hotplug": False})) is None
+    assert stick.find(lsblk_listing(changed(USB_STICK, path="/dev/../etc/shadow"))) is None
+    assert stick.find(lsblk_listing(changed(USB_STICK, fstype="exfat", label=None))) == stick.Stick("/dev/sdb1", "exfat", "")
     whole = {**USB_STICK, "fstype": "ext4", "children": None}  # a stick formatted without a partition table
-    assert stick.find(listed(whole)) == stick.Stick("/dev/sdb", "ext4", "")
+    assert stick.find(lsblk_listing(whole)) == stick.Stick("/dev/sdb", "ext4", "")
     older = changed({**USB_STICK, "rm": "1"}, rm="1")  # older lsblk: "1" and "0"
-    assert stick.find(listed(older)) is not None
+    assert stick.find(lsblk_listing(older)) is not None
     with pytest.raises(ReleaseError):
         stick.find("not json")
 
@@ -63,45 +55,8 @@ def test_the_request_takes_nothing_from_the_table():
             requests.check({"act": "backup-to-stick", **extra})
 
 
-class Machine:
-    """A table's folders and the stick's stand-ins: ``lsblk`` answers ``disks``, ``mount`` and
-    ``umount`` note their calls; ``mounted`` (the fixed mount folder) stands for the stick."""
-
-    def __init__(self, folder: Path, *disks: dict, mount_fails: bool = False) -> None:
-        self.folder = folder
-        self.calls = folder / "calls"
-        answer = folder / "lsblk.json"
-        answer.write_text(listed(*disks))
-        self.config = folder / "etc" / "config.toml"
-        self.config.parent.mkdir()
-        self.config.write_text('[paths]\njournal_dir = "/nonexistent"\n'.replace("/nonexistent", str(folder / "journal")))
-        self.backups = folder / "backups"
-        self.backups.mkdir()
-        self.mounted = folder / "run" / "pi-table-stick"
-        self.mounted.parent.mkdir()
-        tools = stick.Tools(
-            lsblk=(program(folder / "lsblk", f'echo "lsblk $*" >> {self.calls}\ncat {answer}\n'),),
-            mount=(program(folder / "mount", f'echo "mount $*" >> {self.calls}\n'
-                                             + ('echo "mount: wrong fs type" >&2; exit 32\n' if mount_fails else "")),),
-            umount=(program(folder / "umount", f'echo "umount $*" >> {self.calls}\n'),),
-            mount_dir=self.mounted)
-        self.helper = helper.Helper(Releases(folder / "home"), Keyring(folder / "no-keys"), ServiceUser(None),
-                                    config=self.config, stick=tools)
-
-    def called(self) -> list[str]:
-        return self.calls.read_text().splitlines() if self.calls.exists() else []
-
-    def night(self, stamp: str, data: bytes = b"\x1f\x8b a backup") -> Path:
-        path = self.backups / f"nightly-{stamp}.tar.gz"
-        path.write_bytes(data)
-        return path
-
-    def note(self) -> dict | None:
-        return self.helper.releases.note(act_note(stick.ACT))
-
-
 def test_the_newest_backup_is_written_to_the_stick_mounted_safely_then_unmounted_and_noted(tmp_path):
-    machine = Machine(tmp_path, SD_CARD, USB_STICK)
+    machine = StickMachine(tmp_path, SD_CARD, USB_STICK)
     machine.night("20261125-040000", b"older")
     newest = machine.night("20261126-040000", b"newest")
     assert helper.to_stick(machine.helper, io.StringIO()) == 0
@@ -115,7 +70,7 @@ def test_the_newest_backup_is_written_to_the_stick_mounted_safely_then_unmounted
 
 
 def test_no_stick_no_mount_and_the_last_note_stays(tmp_path):
-    machine = Machine(tmp_path, SD_CARD)
+    machine = StickMachine(tmp_path, SD_CARD)
     machine.night("20261126-040000")
     machine.helper.releases.note_act({"act": stick.ACT, "outcome": "done", "at": 1.0, "backup": "x", "why": None})
     assert helper.to_stick(machine.helper, io.StringIO()) == 0
@@ -124,7 +79,7 @@ def test_no_stick_no_mount_and_the_last_note_stays(tmp_path):
 
 
 def test_the_stick_keeps_a_week_of_nights(tmp_path):
-    machine = Machine(tmp_path, USB_STICK)
+    machine = StickMachine(tmp_path, USB_STICK)
     on_stick = machine.mounted / "pi-table-backups"
     on_stick.mkdir(parents=True)
     for day in range(10, 20):
@@ -139,7 +94,7 @@ def test_the_stick_keeps_a_week_of_nights(tmp_path):
 
 def test_a_link_on_the_strangers_stick_is_never_followed(tmp_path):
     """A stick's ``pi-table-backups`` that is a link (to the system's files) is refused, not written through."""
-    machine = Machine(tmp_path, USB_STICK)
+    machine = StickMachine(tmp_path, USB_STICK)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     machine.mounted.mkdir()
@@ -154,7 +109,7 @@ def test_a_link_on_the_strangers_stick_is_never_followed(tmp_path):
 
 def test_a_backup_that_is_a_link_is_not_copied(tmp_path):
     """The backups folder is the service's: a nightly name that is a link (to root's files) is not read through."""
-    machine = Machine(tmp_path, USB_STICK)
+    machine = StickMachine(tmp_path, USB_STICK)
     secret = tmp_path / "shadow"
     secret.write_text("root's secret")
     os.symlink(secret, machine.backups / "nightly-20261126-040000.tar.gz")
@@ -164,7 +119,7 @@ def test_a_backup_that_is_a_link_is_not_copied(tmp_path):
 
 
 def test_a_mount_that_fails_is_noted_with_its_words(tmp_path):
-    machine = Machine(tmp_path, USB_STICK, mount_fails=True)
+    machine = StickMachine(tmp_path, USB_STICK, mount_fails=True)
     machine.night("20261126-040000")
     assert helper.to_stick(machine.helper, io.StringIO()) == 1
     assert "mount failed: mount: wrong fs type" in said(machine.note()["why"])["en"]
@@ -192,7 +147,7 @@ def test_the_table_asks_after_its_night_and_its_page_shows_the_sticks_last_backu
     from pi_table.daemon.run import Daemon
     from pi_table.daemon.staff_desk import StaffDesk
 
-    machine = Machine(tmp_path, SD_CARD, USB_STICK)
+    machine = StickMachine(tmp_path, SD_CARD, USB_STICK)
     config_path = tmp_path / "table.toml"
     config_path.write_text(f'[paths]\njournal_dir = "{tmp_path / "journal"}"\n')
     config = load_config(config_path)
@@ -211,3 +166,110 @@ def test_the_table_asks_after_its_night_and_its_page_shows_the_sticks_last_backu
     assert helper.to_stick(machine.helper, io.StringIO()) == 0  # pi-table-stick.service's act
     shown = desk.offsite("it")["stick"]
     assert shown["ok"] is True and shown["backup"] == made.name and shown["stick"] == "CAFE" and shown["why"] is None
+
+
+# --- the way back: a backup copied from the stick, for the set-up page to restore -------------------
+
+
+def from_note(machine: StickMachine) -> dict | None:
+    return machine.helper.releases.note(act_note(stick.FROM_ACT))
+
+
+def test_the_request_from_the_stick_takes_one_backups_name_parsed_into_its_kind():
+    for backup in ("newest", "nightly-20261126-040000.tar.gz"):
+        assert requests.check({"act": "backup-from-stick", "backup": backup}) == {"act": "backup-from-stick",
+                                                                                 "backup": backup}
+    for backup in ("../../etc/shadow", "/dev/sda1", "nightly-20261126-040000.tar.gz/..", "pi-table-backups", "", 7,
+                   None, "nightly-2026112-040000.tar.gz", "Newest"):
+        with pytest.raises(ReleaseError, match="named newest or nightly-YYYYMMDD-HHMMSS.tar.gz"):
+            requests.check({"act": "backup-from-stick", "backup": backup})
+    for shape in ({}, {"backup": "newest", "path": "/etc"}, {"device": "/dev/sda"}):
+        with pytest.raises(ReleaseError, match="takes backup"):
+            requests.check({"act": "backup-from-stick", **shape})
+
+
+def test_the_helper_starts_the_restore_unit_for_the_backup_asked(tmp_path):
+    calls = tmp_path / "calls"
+    systemctl = program(tmp_path / "systemctl", f'echo "systemctl $*" >> {calls}\n')
+    spool = tmp_path / "spool"
+    machine = helper.Helper(Releases(tmp_path / "home"), Keyring(tmp_path / "no-keys"), ServiceUser(None),
+                            (systemctl,))
+    for backup in ("newest", "nightly-20261126-040000.tar.gz"):
+        requests.write(spool, {"act": "backup-from-stick", "backup": backup})
+        assert helper.act(machine, spool, io.StringIO()) == 0
+    assert calls.read_text().splitlines() == [
+        "systemctl start --no-block pi-table-stick-restore@newest.service",
+        "systemctl start --no-block pi-table-stick-restore@nightly-20261126-040000.tar.gz.service"]
+
+
+def test_the_newest_backup_on_the_stick_is_copied_read_only_into_the_backups_folder_and_listed(tmp_path):
+    machine = StickMachine(tmp_path, SD_CARD, USB_STICK)
+    stick_holding(machine, **{"nightly-20261125-040000.tar.gz": b"older", "nightly-20261126-040000.tar.gz": b"newest",
+                              "holiday.jpg": b"the owner's own"})
+    assert helper.from_stick(machine.helper, "newest", io.StringIO()) == 0
+    mounted = str(machine.mounted)
+    assert machine.called()[1:] == [f"mount -t vfat -o ro,nosuid,nodev,noexec,noatime -- /dev/sdb1 {mounted}",
+                                    f"umount -- {mounted}"]
+    copied = machine.backups / "nightly-20261126-040000.tar.gz"
+    assert copied.read_bytes() == b"newest" and stat_mode(copied) == 0o600
+    assert sorted(path.name for path in machine.backups.iterdir()) == [copied.name]  # no partial file left
+    note = from_note(machine)
+    assert note["outcome"] == "done" and note["backup"] == copied.name and note["stick"] == "CAFE"
+    assert note["listed"] == ["nightly-20261126-040000.tar.gz", "nightly-20261125-040000.tar.gz"]
+    assert helper.from_stick(machine.helper, "nightly-20261125-040000.tar.gz", io.StringIO()) == 0  # one chosen
+    assert (machine.backups / "nightly-20261125-040000.tar.gz").read_bytes() == b"older"
+    assert helper.from_stick(machine.helper, "newest", io.StringIO()) == 0  # the same asked again: copied already
+    assert copied.read_bytes() == b"newest" and from_note(machine)["outcome"] == "done"
+
+
+def stat_mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def test_no_stick_or_no_backup_on_it_is_noted_for_the_owner(tmp_path):
+    machine = StickMachine(tmp_path, SD_CARD)
+    assert helper.from_stick(machine.helper, "newest", io.StringIO()) == 1
+    assert "no USB stick was found" in said(from_note(machine)["why"])["en"]
+    (tmp_path / "other").mkdir()
+    machine = StickMachine(tmp_path / "other", USB_STICK)
+    stick_holding(machine, **{"photo.jpg": b"x"})
+    assert helper.from_stick(machine.helper, "newest", io.StringIO()) == 1
+    assert "the stick CAFE holds no backup" in said(from_note(machine)["why"])["en"]
+    assert machine.called()[-1].startswith("umount")  # unmounted all the same
+    assert list(machine.backups.iterdir()) == []
+
+
+def test_a_strangers_stick_gives_no_link_no_device_no_oversize_file_and_takes_nothing_of_the_table(tmp_path,
+                                                                                                 monkeypatch):
+    """A stick is a stranger's: a backup that is a link (to root's files) is neither listed nor
+    copied, nor is a file bigger than a backup may be; a name the table keeps already is not
+    replaced; a backups folder on the stick that is a link is not read through."""
+    machine = StickMachine(tmp_path, USB_STICK)
+    secret = tmp_path / "shadow"
+    secret.write_text("root's secret")
+    on_stick = stick_holding(machine, **{"nightly-20261120-040000.tar.gz": b"x" * 2048})
+    os.symlink(secret, on_stick / "nightly-20261126-040000.tar.gz")
+    os.mkfifo(on_stick / "nightly-20261125-040000.tar.gz")
+    assert helper.from_stick(machine.helper, "nightly-20261126-040000.tar.gz", io.StringIO()) == 1
+    assert "holds no backup nightly-20261126-040000.tar.gz" in said(from_note(machine)["why"])["en"]
+    assert helper.from_stick(machine.helper, "nightly-20261125-040000.tar.gz", io.StringIO()) == 1
+    monkeypatch.setattr(stick, "BACKUP_MOST", 1024)
+    assert helper.from_stick(machine.helper, "newest", io.StringIO()) == 1
+    assert "is not a regular file of at most 0 MB" in said(from_note(machine)["why"])["en"]
+    monkeypatch.undo()
+    kept = machine.night("20261120-040000", b"the table's own")
+    assert helper.from_stick(machine.helper, "newest", io.StringIO()) == 1
+    assert "keeps another backup named nightly-20261120-040000.tar.gz: not replaced" in said(
+        from_note(machine)["why"])["en"]
+    assert kept.read_bytes() == b"the table's own"
+    assert sorted(path.name for path in machine.backups.iterdir()) == [kept.name]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "nightly-20261127-040000.tar.gz").write_text("root's secret")
+    for path in on_stick.iterdir():
+        path.unlink()
+    on_stick.rmdir()
+    os.symlink(elsewhere, on_stick)
+    assert helper.from_stick(machine.helper, "newest", io.StringIO()) == 1
+    assert "pi-table-backups cannot be read" in said(from_note(machine)["why"])["en"]
+    assert "root's secret" not in "".join(path.read_text() for path in machine.backups.iterdir())

@@ -119,9 +119,10 @@ def unit_values(unit: Path, key: str) -> list[str]:
     return [value for _, k, value in directives(unit.read_text(encoding="utf-8")) if k == key]
 
 
-def verify_beside_the_helper(unit: Path, tmp_path: Path) -> None:
+def verify_beside_the_helper(unit: Path, tmp_path: Path, instance: str = "") -> None:
     """systemd-analyze verify finds nothing wrong with ``unit`` in a root that holds the system's
-    units and an executable /opt/pi-table/helper (the root helper every such unit runs)."""
+    units and an executable /opt/pi-table/helper (the root helper every such unit runs); a
+    template's as its ``instance``."""
     require_tools("systemd-analyze")
     root = tmp_path / "root"
     shutil.copytree("/usr/lib/systemd/system", root / "usr/lib/systemd/system", symlinks=True)
@@ -132,7 +133,8 @@ def verify_beside_the_helper(unit: Path, tmp_path: Path) -> None:
     helper.write_text("#!/bin/sh\n")
     helper.chmod(0o755)
     done = subprocess.run(["systemd-analyze", "verify", f"--root={root}", "--man=no", "--generators=no",
-                           f"/etc/systemd/system/{unit.name}"], capture_output=True, text=True, timeout=60)
+                           f"/etc/systemd/system/{unit.name.replace('@.', f'@{instance}.')}"], capture_output=True,
+                          text=True, timeout=60)
     assert done.returncode == 0 and done.stderr.strip() == "", done.stderr
 
 
@@ -176,6 +178,26 @@ def test_the_sticks_unit_verifies_may_mount_and_nothing_more_and_is_started_by_t
     assert set(unit_values(STICK, "DeviceAllow")) == {"block-sd rw", "block-blkext rw"}
     assert unit_values(STICK, "Type") == ["oneshot"] and "[Install]" not in STICK.read_text()
     assert any(value.startswith("~") and "@mount" in value for value in unit_values(HELPER, "SystemCallFilter"))
+
+
+RESTORE = ROOT / "systemd" / "pi-table-stick-restore@.service"
+
+
+def test_the_restore_from_a_stick_unit_verifies_mounts_and_writes_the_backups_folder_alone(tmp_path):
+    """The way back from a dead SD card (issue 62): the helper's ``stick --restore`` act, one
+    backup's name (the instance) at a time, in the stick's sandbox with the backups folder alone
+    writable and one more capability, to give the copy to the service's user."""
+    from pi_table.release import stick
+
+    verify_beside_the_helper(RESTORE, tmp_path, instance="newest")
+    assert stick.FROM_UNIT.format(backup="") == RESTORE.name
+    assert unit_values(RESTORE, "ExecStart") == ["/opt/pi-table/helper stick --restore %i"]
+    assert set(unit_values(RESTORE, "CapabilityBoundingSet")[0].split()) == {"CAP_SYS_ADMIN", "CAP_DAC_OVERRIDE",
+                                                                            "CAP_CHOWN"}
+    assert unit_values(RESTORE, "ReadWritePaths") == ["/run -/var/lib/pi-table/backups"]
+    assert unit_values(RESTORE, "PrivateNetwork") == ["yes"] and unit_values(RESTORE, "DevicePolicy") == ["closed"]
+    assert set(unit_values(RESTORE, "DeviceAllow")) == {"block-sd rw", "block-blkext rw"}
+    assert unit_values(RESTORE, "Type") == ["oneshot"] and "[Install]" not in RESTORE.read_text()
 
 
 FIRST_BOOT = ROOT / "systemd" / "pi-table-first-boot.service"
@@ -305,7 +327,7 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
     unit = installer.root / "etc/systemd/system/pi-table.service"
     assert unit.read_text() == UNIT.read_text()
     for helper_unit in ("pi-table-helper.service", "pi-table-helper.path", "pi-table-first-boot.service",
-                        "pi-table-security.service", "pi-table-stick.service"):
+                        "pi-table-security.service", "pi-table-stick.service", "pi-table-stick-restore@.service"):
         assert (unit.parent / helper_unit).read_text() == (UNIT.parent / helper_unit).read_text()
     # Debian's own timer leaves the security updates to the table, which applies them when idle (50.8)
     assert 'APT::Periodic::Unattended-Upgrade "0";' in (installer.root / "etc/apt/apt.conf.d/52pi-table").read_text()

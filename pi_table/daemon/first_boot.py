@@ -8,6 +8,15 @@ name and password the screen shows beside a QR code that joins it. The set-up wr
 name and language as a trial of the configuration, the staff PIN and the owner's passphrase, and
 asks the root helper for the time zone and the café's Wi-Fi; then the table is set up and
 restarts on its new settings.
+
+A café whose SD card died sets its fresh table up from a backup on a USB stick instead (issue
+62): the page asks the root helper to copy the stick's newest backup, or one its listing names,
+into the backups folder (``from_stick``: the helper alone finds, mounts and reads the stick,
+``release.stick``), shows what came of it (``on_stick``), and the set-up then restores that backup
+as the staff page restores a nightly one (``backup.nightly_data``, ``backup.restore``: the same
+checks as an upload, a trial that comes back if the table is not healthy on it): the backup
+brings the name, the language, the settings and the staff PIN; the set-up the owner's passphrase,
+the time zone and the Wi-Fi.
 """
 
 from __future__ import annotations
@@ -27,10 +36,13 @@ from ..hal import AnyModel, Emit, Screen, SetupModel
 from ..hal.screen import grouped
 from ..release import first_boot, network
 from ..release.desk import network_view
+from ..release.desk import said as said_in_each
 from ..release.first_boot import Pending
-from ..release.layout import HOME
+from ..release.layout import HOME, Releases, act_note
 from ..release.requests import REQUEST
+from ..release.stick import FROM_ACT, NEWEST, NIGHTLY
 from ..ui.i18n import say
+from . import backup as backups
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -57,6 +69,8 @@ NO_HELPER = N_("The time zone and the Wi-Fi stay as they are: this table has no 
                 "(sudo systemd/install.sh installs it).")
 NOT_TAKEN = N_("The table's root helper did not answer: join {ssid} later, on the staff page under Wi-Fi.")
 NO_WIFI = N_("No network, and the table cannot open its own Wi-Fi: {why}. Connect a network cable.")
+NOT_LISTED = N_("the stick did not list {backup}: look on the stick again, then choose one of its list")
+NOT_COPIED = N_("the backup {backup} was not copied from the stick: look on the stick again")
 
 
 class Table(Protocol):
@@ -118,6 +132,7 @@ class FirstBoot:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._looking = threading.Lock()  # one look at a time: two would both ask for the table's own Wi-Fi
+        self.stick_asked: float | None = None  # when the page last asked for a backup from a USB stick
 
     @classmethod
     def of(cls, daemon: Table) -> FirstBoot | None:
@@ -234,19 +249,24 @@ class FirstBoot:
         return self.daemon.restarts.problems(settings)
 
     def set_up(self, form: Form, by: str | None) -> tuple[list[Phrase], list[Text]]:
-        """The set-up done: the name and language as a trial, the PIN, the passphrase, the time zone
-        and Wi-Fi asked of the root helper; then the table is set up. The checker's problems (nothing
-        done), or [] and notes on what could not be asked."""
+        """The set-up done: the name and language as a trial and the PIN (or, ``form.restore``, the
+        backup copied from a stick restored as a trial, which brings them), the passphrase, the time
+        zone and Wi-Fi asked of the root helper; then the table is set up. The checker's (or the
+        restore's) problems, nothing done; or [] and notes on what could not be asked."""
         from ..web.roles import set_passphrase  # with the phones' pages: loaded by now
         from ..web.staff import set_pin
 
         daemon, desk = self.daemon, self.daemon.staff_desk
         assert desk is not None  # made with the set-up page
-        problems = daemon.restarts.change({"fleet.table_id": form.name, "game.language": form.language},
-                                          proven=False)  # not where it was reached: the set-up may change networks
+        if form.restore is not None:
+            problems = self._restore(form.restore)
+        else:  # not proven where it was reached: the set-up may change networks
+            problems = daemon.restarts.change({"fleet.table_id": form.name, "game.language": form.language},
+                                              proven=False)
         if problems:
             return problems, []
-        set_pin(self.folder, form.pin)
+        if form.restore is None:
+            set_pin(self.folder, form.pin)
         set_passphrase(self.folder, form.passphrase)
         notes: list[Text] = []
         zone = form.zone if form.zone != zone_now() else None
@@ -269,6 +289,67 @@ class FirstBoot:
 
         daemon.in_loop(game)
         return [], notes
+
+    # --- a backup from a USB stick, the way back from a dead SD card --------------------------------
+
+    def from_stick(self, backup: str) -> Text | None:
+        """Ask the root helper to copy ``backup`` (``newest``, or a name the stick's last listing
+        gave) from the stick plugged in into the backups folder; None, or why it was not asked."""
+        if backup != NEWEST and backup not in self._stick_note().get("listed", []):
+            return Phrase.of(NOT_LISTED, backup=backup[:80])
+        desk = self.daemon.staff_desk
+        assert desk is not None  # made with the set-up page
+        try:  # the helper's sandbox may write into it, not make it: the service makes it its own
+            backups.folder(self.daemon.config).mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as e:
+            return Phrase.of("{path}: cannot be written: {error}", path=str(backups.folder(self.daemon.config)),
+                             error=e.strerror or str(e))
+        self.stick_asked = time.time()
+        return desk.ask(FROM_ACT, backup=backup)
+
+    def on_stick(self, lang: str) -> dict[str, Any]:
+        """What the page shows of the stick: nothing asked yet, asked and not yet answered, or the
+        helper's answer since (``outcome``, the ``stick``, the backups it ``listed``, the one copied
+        with when it was ``made`` and what restoring it ``replaces``, checked as a restore checks it;
+        or the ``why`` of a failure or of a refusal, in ``lang``)."""
+        note = self._stick_note()
+        if not note:
+            return {"asked": self.stick_asked is not None, "outcome": None}
+        found: dict[str, Any] = {"asked": True, "outcome": note.get("outcome"), "stick": str(note.get("stick", ""))[:60],
+                                 "listed": note.get("listed", []), "backup": None, "why": None}
+        if note.get("outcome") != "done":
+            found["why"] = (said_in_each(note.get("why")) or {}).get(lang, "?")
+            return found
+        name = str(note.get("backup"))
+        try:
+            contents = backups.check_upload(backups.nightly_data(self.daemon.config, name), self.daemon)
+        except backups.BadBackup as e:
+            return found | {"outcome": "refused", "why": say(e.phrase, lang)}
+        return found | {"backup": name, "made": contents.manifest.get("made"),
+                        "replaces": [say(part, lang) for part in contents.replaces]}
+
+    def _stick_note(self) -> dict[str, Any]:
+        """The root helper's note of the copy asked since this page last asked, its listing checked
+        as names of nightly backups; {} before one is asked, or while it is not yet answered."""
+        note = Releases(self.home).note(act_note(FROM_ACT))
+        if self.stick_asked is None or note is None or not isinstance(note.get("at"), int | float) \
+                or note["at"] < self.stick_asked:
+            return {}
+        listed = note.get("listed")
+        return note | {"listed": [name for name in listed if isinstance(name, str) and NIGHTLY.fullmatch(name)]
+                       if isinstance(listed, list) else []}
+
+    def _restore(self, name: str) -> list[Phrase]:
+        """The backup ``name`` copied from the stick restored as the staff page restores a nightly
+        backup, staged for the restart that follows the set-up; why not, nothing staged."""
+        note = self._stick_note()
+        if note.get("outcome") != "done" or note.get("backup") != name:
+            return [Phrase.of(NOT_COPIED, backup=name[:80])]
+        try:
+            backups.restore(backups.nightly_data(self.daemon.config, name), self.daemon, by="set-up", restart=False)
+        except backups.BadBackup as e:
+            return [e.phrase]
+        return []
 
     def _taken(self, spool: Path) -> bool:
         """Whether the root helper took the request waiting in ``spool`` (if any) within ``TAKEN_S``."""

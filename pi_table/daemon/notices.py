@@ -3,7 +3,8 @@ being opened, through Apprise (e-mail, Telegram, ntfy, Matrix, ...: one URL the 
 the staff page, an owner's secret kept as a file of the owner's, ``owner_files``).
 
 ``Watch`` looks at the running table every ``POLL_S`` and turns what it finds into conditions,
-each under a key: a device not working, the SD card nearly full, a nightly backup that failed,
+each under a key: a device not working, the SD card nearly full, a nightly backup that failed or
+whose copy to the network place or a USB stick failed (one key for each while it fails),
 and one-off events (a start after a crash, a change rolled back, an update or a security run
 that ended, a night closed). A condition is sent once when it appears; while it stays, nothing
 more; once it has cleared it may be sent again, but not within ``QUIET_S`` of the last message
@@ -36,9 +37,10 @@ from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
 from ..files import write_private
 from ..hal.events import NOT_WORKING, is_fault
-from ..release import system
+from ..release import stick, system
 from ..release.layout import HOME, Releases, act_note
 from ..ui.i18n import say
+from . import offsite
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -78,6 +80,8 @@ UPDATE_FAILED = N_("An update failed: {why}")
 SECURITY_DONE = N_("The security updates were applied ({outcome}).")
 SECURITY_FAILED = N_("The security updates failed ({outcome}).")
 BACKUP_FAILED = N_("The nightly backup could not be made: {why}")
+OFFSITE_FAILED = N_("The nightly backup could not be copied to the network place: {why}")
+STICK_FAILED = N_("The nightly backup could not be written to the USB stick: {why}")
 DISK_FULL = N_("The SD card is nearly full: {percent}% used, {free} MB free.")
 NIGHT_CLOSED = N_("The game night {name} closed. Winners: {winners}")
 NO_URL = N_("no notifications' address is set: paste one and save it first")
@@ -329,6 +333,11 @@ class Watch:
         nightly = daemon.nightly
         if nightly is not None and nightly.failed is not None:
             found["backup"] = ("backup", Phrase.of(BACKUP_FAILED, why=nightly.failed))
+        copied = offsite.last(daemon.config)  # each copy off the card: one key while its fault stays, not one a try
+        if copied is not None and copied.get("ok") is False:
+            why = copied.get("why")
+            found["backup:offsite"] = ("backup", Phrase.of(OFFSITE_FAILED, why=str(
+                why.get(self.lang, "?") if isinstance(why, dict) else "?")[:300]))
         try:
             disk = shutil.disk_usage(self.journal)
         except OSError:
@@ -340,13 +349,17 @@ class Watch:
         return found
 
     def _acts(self) -> dict[str, tuple[str, Phrase]]:
-        """The root helper's notes: an update that failed, a security run that ended."""
+        """The root helper's notes: an update that failed, a security run that ended, the nightly
+        backup's copy to a USB stick that failed."""
         desk = self.daemon.staff_desk  # its helper's home: where the helper notes how its acts ended
         releases, found = Releases(self.home if desk is None else desk.home), {}
         update = releases.note(act_note("update")) or {}
         if update.get("outcome") == "failed" and isinstance(update.get("at"), int | float):
             found[f"update:{update['at']}"] = ("update", Phrase.of(UPDATE_FAILED, why=_why(update.get("why"),
                                                                                             self.lang)))
+        on_stick = releases.note(act_note(stick.ACT)) or {}
+        if on_stick.get("outcome") == "failed":
+            found["backup:stick"] = ("backup", Phrase.of(STICK_FAILED, why=_why(on_stick.get("why"), self.lang)))
         security = releases.note(system.NOTE) or {}
         if security.get("running") is False and isinstance(security.get("at"), int | float):
             outcome = str(security.get("outcome") or "?")[:40]

@@ -19,6 +19,8 @@ update brings is ever run by root (systemd/pi-table-helper). Its acts:
 - ``security``: pi-table-security.service's, which the request ``security`` starts: Debian's
   security updates applied and the table's health asked after them (``system``);
 - ``keys list|add|revoke``: the releases' keyring (``keys``), for the owner.
+- ``stick [--restore BACKUP]``: pi-table-stick.service's, the nightly backup written to a USB stick,
+  and pi-table-stick-restore@.service's, a backup copied from one for the set-up page (``stick``).
 
 What root does itself: checks a bundle's signature and unpacks its files, makes and switches
 links, writes notes, restarts, reboots, powers off; asks NetworkManager (nmcli) and timedated
@@ -310,7 +312,9 @@ def act(helper: Helper, spool: Path, log: IO[str] = sys.stdout) -> int:
     if request["act"] == "owner-wipe":
         return _owner_wipe(helper, log)
     if request["act"] == stick.ACT:
-        return _stick_asked(helper)
+        return _stick_asked(helper, stick.ACT, stick.UNIT)
+    if request["act"] == stick.FROM_ACT:
+        return _stick_asked(helper, stick.FROM_ACT, stick.FROM_UNIT.format(backup=stick.chosen(request["backup"])))
     if request["act"] in ("reboot", "poweroff"):
         releases.note_act({"act": request["act"], "outcome": "done", "at": time.time(),
                            "why": why(N_("asked from the staff page"))})
@@ -463,17 +467,17 @@ def _security_asked(helper: Helper) -> int:
     return 1
 
 
-def _stick_asked(helper: Helper) -> int:
-    """The request ``backup-to-stick``: pi-table-stick.service started, whose sandbox may mount a
-    stick (this unit's may not); a unit that cannot be started noted."""
-    done = subprocess.run([*helper.systemctl, "start", "--no-block", stick.UNIT], capture_output=True, text=True,
+def _stick_asked(helper: Helper, act: str, unit: str) -> int:
+    """The request ``backup-to-stick`` (or ``backup-from-stick``): ``unit`` started, whose sandbox
+    may mount a stick (this unit's may not); a unit that cannot be started noted."""
+    done = subprocess.run([*helper.systemctl, "start", "--no-block", unit], capture_output=True, text=True,
                           timeout=60, check=False)
     if done.returncode == 0:
-        print(f"{stick.ACT}: {stick.UNIT} started", flush=True)
+        print(f"{act}: {unit} started", flush=True)
         return 0
     error = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1][:200]
-    print(f"{stick.ACT}: {stick.UNIT} cannot be started: {error}", file=sys.stderr, flush=True)
-    helper.releases.note_act({"act": stick.ACT, "outcome": "failed", "at": time.time(),
+    print(f"{act}: {unit} cannot be started: {error}", file=sys.stderr, flush=True)
+    helper.releases.note_act({"act": act, "outcome": "failed", "at": time.time(),
                               "why": why(N_("the stick's backup cannot be started ({error})"), error=error)})
     return 1
 
@@ -494,6 +498,23 @@ def to_stick(helper: Helper, log: IO[str] = sys.stdout) -> int:
         print(f"{stick.ACT}: no stick plugged in, or no nightly backup yet", file=log, flush=True)
         return 0
     print(f"{stick.ACT}: {done['backup']} written to {done['stick']}", file=log, flush=True)
+    helper.releases.note_act({**note, **done, "outcome": "done", "why": None})
+    return 0
+
+
+def from_stick(helper: Helper, backup: str, log: IO[str] = sys.stdout) -> int:
+    """pi-table-stick-restore@.service's act: the backup asked for (``newest``, or a name the
+    stick lists) copied from the stick plugged in into the table's backups folder, a file of the
+    service's user, and noted with the stick's listing: the set-up page restores it from there."""
+    note: dict[str, object] = {"act": stick.FROM_ACT, "at": time.time()}
+    try:
+        backups = journal_folder(helper.config).parent / BACKUPS
+        done = stick.backup_from_stick(backups, stick.chosen(backup), helper.user.uid, helper.user.gid, helper.stick)
+    except ReleaseError as e:
+        print(f"{stick.FROM_ACT} failed: {e}", file=sys.stderr, flush=True)
+        helper.releases.note_act({**note, "outcome": "failed", "why": e.why})
+        return 1
+    print(f"{stick.FROM_ACT}: {done['backup']} copied from {done['stick']}", file=log, flush=True)
     helper.releases.note_act({**note, **done, "outcome": "done", "why": None})
     return 0
 
@@ -606,6 +627,8 @@ def main(argv: list[str] | None = None) -> int:
     to = acts.add_parser("stick", help="pi-table-stick.service: the newest nightly backup written to the USB stick "
                                        "plugged in")
     to.add_argument("--config", type=Path, default=CONFIG, help="the table's configuration (default %(default)s)")
+    to.add_argument("--restore", metavar="BACKUP", help="pi-table-stick-restore@.service: the backup BACKUP (newest, "
+                                                         "or a name the stick lists) copied from the stick instead")
     acts.add_parser("starting", help="pi-table.service's ExecStartPre=")
     acts.add_parser("started", help="pi-table.service's ExecStartPost=")
     keys = acts.add_parser("keys", help="the keys releases are accepted from").add_subparsers(dest="keys",
@@ -635,6 +658,8 @@ def main(argv: list[str] | None = None) -> int:
                            signed=args.bundle)
             print(f"installed release {name}", flush=True)
             return 0
+        if args.act == "stick" and args.restore is not None:
+            return from_stick(Helper(releases, keyring, user, config=args.config), args.restore)
         if args.act == "stick":
             return to_stick(Helper(releases, keyring, user, config=args.config))
         if args.act == "request":

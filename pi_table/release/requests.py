@@ -7,7 +7,8 @@ the time zone, open the table's own Wi-Fi, join a Wi-Fi (``network``), start the
 or the table a host name, each a trial (``network``), make this table the café's broker, give its
 tables their passwords or take one off it (``broker``), wipe the owner's part root holds (the
 release keys the owner added, the café's broker's passwords: ``owner-wipe``, the buttons' reset),
-write the newest nightly backup to a USB stick it finds itself (``backup-to-stick``, ``stick``).
+write the newest nightly backup to a USB stick it finds itself (``backup-to-stick``, ``stick``), or
+copy one from it into the backups folder, the newest or one the stick lists (``backup-from-stick``).
 Anything else is refused and logged, never run.
 """
 
@@ -24,7 +25,7 @@ from typing import Any, TypeAlias
 
 from ..engine.phrase import N_
 from ..files import replace_file
-from . import broker
+from . import broker, stick
 from .keys import KEY_NAME, PUBLIC_KEY
 from .layout import ReleaseError
 from .network import host_name_problem, ipv4_problem, password_problem, ssid_problem
@@ -40,13 +41,14 @@ SHAPES = {("reboot",): set(), ("poweroff",): set(), ("update", "bundle"): {"bund
           ("security",): set(), ("keys-add",): {"name", "key"}, ("keys-revoke",): {"name"},
           ("ipv4",): {"device", "method", "address", "gateway", "dns"}, ("hostname",): {"name"},
           ("broker",): {"address", "users"}, ("broker-users",): {"users"}, ("broker-remove",): {"table"},
-          ("owner-wipe",): set(), ("backup-to-stick",): set()}
+          ("owner-wipe",): set(), ("backup-to-stick",): set(), ("backup-from-stick",): {"backup"}}
 """Each request there is: its act (and for an update where from), and the other keys it takes."""
 Request: TypeAlias = dict[str, Any]
 """A request as ``check`` lets it through: its act, and exactly the keys ``SHAPES`` gives that act,
 each checked (at run time: a file or a page wrote it)."""
 ACTS = ("reboot, poweroff, update from a bundle or from the repository, timezone, hotspot, wifi, security, keys-add, "
-        "keys-revoke, ipv4, hostname, broker, broker-users, broker-remove, owner-wipe, backup-to-stick")
+        "keys-revoke, ipv4, hostname, broker, broker-users, broker-remove, owner-wipe, backup-to-stick, "
+        "backup-from-stick")
 
 
 def check(request: object) -> Request:
@@ -78,6 +80,8 @@ def check(request: object) -> Request:
         raise ReleaseError(N_("expected an Ed25519 public key (a line ssh-ed25519 AAAA..., as in KEY.pub)"))
     if act in broker.ACTS:
         broker.check(request)
+    if act == stick.FROM_ACT:
+        stick.chosen(request["backup"])
     if "ssid" in keys and (problem := ssid_problem(request["ssid"]) or password_problem(
             request["password"], may_be_open=act == "wifi")) is not None:
         raise ReleaseError(problem)

@@ -26,7 +26,7 @@ EVENT_WORDS = {
     "device": N_("A device fails or a touch chip goes silent"),
     "restart": N_("The table restarted after a crash, or rolled a change back"),
     "update": N_("An update or a security run finished or failed"),
-    "backup": N_("A nightly backup failed"),
+    "backup": N_("A nightly backup failed, or its copy to a USB stick or the network place"),
     "disk": N_("The SD card is nearly full"),
     "night": N_("A game night closed, with its winners"),
 }

@@ -11,6 +11,13 @@ Wi-Fi without the code does nothing. A form that will not do is refused before t
 naming the field; the code is not spent by a refusal, only by the set-up. The set-up's answer
 carries the owner's recovery code (``roles.new_recovery_code``), shown this once on the page,
 its hash alone kept (issue 58): the owner's own way back from a forgotten passphrase.
+
+A table whose SD card died is set up from a backup on a USB stick (issue 62): ``POST
+/setup/api/stick`` (``{"code", "backup"}``: ``newest`` or a name the stick's listing gave, the
+code tried as the set-up tries it) asks the root helper to copy it from the stick into the backups
+folder; ``GET /setup/api/stick`` says what came of it (the stick's listing, what the copy holds and
+what restoring it replaces, or why not); the set-up's ``POST /setup/api`` with ``"restore": NAME``
+in place of the name, language and PIN restores that backup as a trial.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from aiohttp import web
 from ...engine.phrase import N_, Phrase, Text
 from ...engine.views import LANGUAGES
 from ...release.network import password_problem, ssid_problem
+from ...release.stick import NEWEST, NIGHTLY
 from ...ui.i18n import say, translation
 from ..auth import Door, Throttle, Why
 from ..roles import MIN_PASSPHRASE, Route, new_recovery_code, open_to_all
@@ -81,6 +89,15 @@ SETUP_TEXTS: tuple[str, ...] = (
     N_("(open network)"),
     N_("The page's certificate (SHA-256):"),
     WRONG_CODE,
+    N_("A backup on a USB stick"),
+    N_("Replacing a table whose SD card died? Plug the USB stick its backups were written to into this table, type "
+       "the code above, then look on the stick."),
+    N_("Look on the USB stick"),
+    N_("Looking on the stick…"),
+    N_("Backup {backup} from the stick {stick}, made {made}. Restoring it brings:"),
+    N_("The stick's other backups"),
+    N_("Copy this one instead"),
+    N_("Set the table up from this backup: its name, language, settings and staff PIN come from it"),
     N_("The owner's recovery code"),
     N_("Write it down, or print this page, and keep it away from the table: if the owner's passphrase is forgotten, "
        "it sets a new one on the staff page (Forgot the passphrase? Use the recovery code). It is shown only now."),
@@ -99,6 +116,7 @@ class Form:
     pin: str
     zone: str
     wifi: tuple[str, str] | None  # (name, password): None keeps the network the table has
+    restore: str | None = None  # a backup copied from a stick: it brings the name, language and PIN
 
 
 class SetupDesk(Protocol):
@@ -119,6 +137,12 @@ class SetupDesk(Protocol):
 
     def set_up(self, form: Form, by: str | None) -> tuple[list[Phrase], list[Text]]:
         """The set-up done; the checker's problems (nothing done), or [] and notes."""
+
+    def from_stick(self, backup: str) -> Text | None:
+        """Ask for ``backup`` copied from a USB stick; None, or why it was not asked."""
+
+    def on_stick(self, lang: str) -> dict[str, Any]:
+        """What came of the last copy asked from the stick."""
 
     def staff_address(self) -> str: ...
 
@@ -153,7 +177,9 @@ class SetupPage(Section[Table]):
                 open_to_all("GET", "/setup/static/setup.js", self._script),
                 open_to_all("GET", "/setup/words/{lang}", self._words),
                 open_to_all("GET", "/setup/api", self._about),
-                open_to_all("POST", "/setup/api", self._set_up)]  # the code on the table's screen in its body
+                open_to_all("POST", "/setup/api", self._set_up),  # the code on the table's screen in its body
+                open_to_all("GET", "/setup/api/stick", self._on_stick),
+                open_to_all("POST", "/setup/api/stick", self._from_stick)]  # the code in its body too
 
     def first(self) -> str | None:
         return "/setup" if self._waiting() is not None else None
@@ -191,33 +217,30 @@ class SetupPage(Section[Table]):
         if desk is None:
             raise web.HTTPNotFound(text="")
         body = await self.page.read_json(request)
-        if not isinstance(body, dict) or not all(isinstance(body.get(name), str) for name in SHAPE) \
+        restoring = isinstance(body, dict) and body.get("restore") is not None
+        if not isinstance(body, dict) or not all(isinstance(body.get(name), str)
+                                                 for name in (RESTORE_SHAPE if restoring else SHAPE)) \
                 or not (body.get("wifi") is None or isinstance(body["wifi"], dict)):
             return bad('expected {"code", "name", "language", "passphrase", "pin", "zone": TEXT, '
-                       '"wifi": {"ssid", "password"} or null}')
-        asked = request.query.get("lang", body["language"])  # the page's own language, else the table's to be
+                       '"wifi": {"ssid", "password"} or null}, or "restore": a backup copied from a stick in place '
+                       'of the name, language and pin')
+        asked = request.query.get("lang", body.get("language", ""))  # the page's own language, else the table's to be
         lang = asked if asked in LANGUAGES else desk.language()
         form = _form(body, await asyncio.to_thread(desk.zones))
         said = [] if isinstance(form, Form) else [(field, say(problem, lang)) for field, problem in form]
-        if not set(FIELDS.values()) & {field for field, _ in said}:  # the checker's say on them too, at once
+        if not restoring and not set(FIELDS.values()) & {field for field, _ in said}:  # the checker's say, at once
             settings: dict[str, object] = {key: body[field].strip() for key, field in FIELDS.items()}
             said += _beside_fields(await asyncio.to_thread(desk.check, settings), lang)
         if said or not isinstance(form, Form):
             return _refused_fields(sorted(said, key=_in_page_order))
-        waiting = desk.waiting
         async with self._one:
-            if self._waiting() is None or waiting is None:
-                raise web.HTTPNotFound(text="")
-            checked = await self.door.check(request, body["code"], lambda stored, tried: waiting.matches(tried))
-            if checked is not None and checked.why is Why.WRONG:
-                log.warning("set-up page: a wrong code from %s", request.remote)
-                return web.json_response({"ok": False, "error": translation(lang).gettext(WRONG_CODE), "field": "code"},
-                                         status=403, headers=PRIVATE)
-            if checked is not None:
-                return refused(checked, lang)
+            if (turned := await self._code(request, body["code"], lang)) is not None:
+                return turned
             problems, notes = await asyncio.to_thread(desk.set_up, form, request.remote)
             recovery = None if problems or self.page.folder is None else \
                 await asyncio.to_thread(new_recovery_code, self.page.folder)  # its hash kept beside the passphrase
+        if problems and restoring:  # the backup would not do: said beside the stick's part of the page
+            return _refused_fields([("restore", say(problem, lang)) for problem in problems])
         if problems:
             return _refused_fields(_beside_fields(problems, lang))
         joining = None if form.wifi is None else form.wifi[0]
@@ -225,10 +248,57 @@ class SetupPage(Section[Table]):
                   "staff": "/staff" if joining is None else desk.staff_address(), "recovery_code": recovery}
         return await self.page.then_restart(request, answer)
 
+    async def _code(self, request: web.Request, code: str, lang: str) -> web.Response | None:
+        """The code on the table's screen tried through the set-up's door (its tries counted as
+        logins): None when it is right, else the answer that turns the phone away."""
+        desk = self._waiting()
+        waiting = None if desk is None else desk.waiting
+        if waiting is None:
+            raise web.HTTPNotFound(text="")
+        checked = await self.door.check(request, code, lambda stored, tried: waiting.matches(tried))
+        if checked is not None and checked.why is Why.WRONG:
+            log.warning("set-up page: a wrong code from %s", request.remote)
+            return web.json_response({"ok": False, "error": translation(lang).gettext(WRONG_CODE), "field": "code"},
+                                     status=403, headers=PRIVATE)
+        return None if checked is None else refused(checked, lang)
+
+    async def _on_stick(self, request: web.Request) -> web.Response:
+        """What came of the last copy asked from a USB stick: nothing until a phone with the code asked for one."""
+        desk = self._waiting()
+        if desk is None:
+            raise web.HTTPNotFound(text="")
+        lang = request.query.get("lang", "")
+        return web.json_response(await asyncio.to_thread(desk.on_stick, lang if lang in LANGUAGES else desk.language()),
+                                 headers=PRIVATE)
+
+    async def _from_stick(self, request: web.Request) -> web.Response:
+        """A backup copied from the USB stick plugged in, asked of the root helper once the code is right."""
+        desk = self._waiting()
+        if desk is None:
+            raise web.HTTPNotFound(text="")
+        body = await self.page.read_json(request)
+        if not isinstance(body, dict) or not isinstance(body.get("code"), str) or not isinstance(body.get("backup"), str):
+            return bad('expected {"code": TEXT, "backup": "newest" or a backup\'s name the stick listed}')
+        lang = request.query.get("lang", "")
+        lang = lang if lang in LANGUAGES else desk.language()
+        backup = body["backup"]
+        if backup != NEWEST and not NIGHTLY.fullmatch(backup):
+            return _refused_fields([("restore", say(Phrase.of(STICK_NAME), lang))])
+        async with self._one:
+            if (turned := await self._code(request, body["code"], lang)) is not None:
+                return turned
+            problem = await asyncio.to_thread(desk.from_stick, backup)
+        if problem is not None:
+            return _refused_fields([("restore", say(problem, lang))])
+        return web.json_response({"ok": True, "asked": backup}, headers=PRIVATE)
+
 
 SHAPE = ("code", "name", "language", "passphrase", "pin", "zone")
-PAGE_ORDER = ("code", "name", "language", "zone", "pin", "pin-again", "passphrase", "passphrase-again", "ssid",
-              "wifi-password")
+RESTORE_SHAPE = ("code", "passphrase", "zone", "restore")
+"""A set-up from a backup copied from a stick: the backup brings the name, the language and the PIN."""
+STICK_NAME = N_("a backup on a stick is named newest or nightly-YYYYMMDD-HHMMSS.tar.gz: choose one of its list")
+PAGE_ORDER = ("code", "restore", "name", "language", "zone", "pin", "pin-again", "passphrase", "passphrase-again",
+              "ssid", "wifi-password")
 """The form's fields as the page shows them, top to bottom: its problems are named in this order."""
 PRIVATE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 
@@ -239,17 +309,21 @@ def _form(body: dict[str, Any], zones: list[str]) -> Form | list[tuple[str, Text
     problems: list[tuple[str, Text]] = []
     if not body["code"].strip():
         problems.append(("code", Phrase.of(TYPE_THE_CODE)))
-    name = body["name"].strip()
-    if not name:
+    restore = body.get("restore")
+    if restore is not None and not NIGHTLY.fullmatch(restore):
+        problems.append(("restore", Phrase.of(STICK_NAME)))
+    name = "" if restore is not None else body["name"].strip()
+    if restore is None and not name:
         problems.append(("name", Phrase.of("the table needs a name")))
-    if body["language"] not in LANGUAGES:
+    if restore is None and body["language"] not in LANGUAGES:
         problems.append(("language", Phrase.of("the language is one of {languages}, not {lang!r}",
                                                languages=", ".join(LANGUAGES), lang=body["language"][:20])))
     if body["zone"] not in zones:
         problems.append(("zone", Phrase.of("{zone} is not a time zone this table knows: choose one of the list",
                                            zone=body["zone"][:40])))
     for field, least, too_short, differ in (
-            ("pin", MIN_PIN, N_("the staff PIN has at least {least} characters, not {length}"), PINS_DIFFER),
+            *([] if restore is not None else [  # a restore brings the backup's PIN
+                ("pin", MIN_PIN, N_("the staff PIN has at least {least} characters, not {length}"), PINS_DIFFER)]),
             ("passphrase", MIN_PASSPHRASE, N_("the owner's passphrase has at least {least} characters, not {length}"),
              PASSPHRASES_DIFFER)):
         if len(body[field]) < least:
@@ -264,10 +338,12 @@ def _form(body: dict[str, Any], zones: list[str]) -> Form | list[tuple[str, Text
         problems.append(("wifi-password", Phrase.of(problem)))
     if problems:
         return problems
-    if ssid is None:
-        return Form(name, body["language"], body["passphrase"], body["pin"], body["zone"], None)
-    assert isinstance(ssid, str) and isinstance(password, str)  # as their checks found them
-    return Form(name, body["language"], body["passphrase"], body["pin"], body["zone"], (ssid, password))
+    wifi_given: tuple[str, str] | None = None
+    if ssid is not None:
+        assert isinstance(ssid, str) and isinstance(password, str)  # as their checks found them
+        wifi_given = (ssid, password)
+    language, pin = ("", "") if restore is not None else (body["language"], body["pin"])
+    return Form(name, language, body["passphrase"], pin, body["zone"], wifi_given, restore)
 
 
 def _beside_fields(problems: list[Phrase], lang: str) -> list[tuple[str, str]]:

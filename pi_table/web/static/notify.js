@@ -8,7 +8,7 @@ const EVENTS = {
   device: "A device fails or a touch chip goes silent",
   restart: "The table restarted after a crash, or rolled a change back",
   update: "An update or a security run finished or failed",
-  backup: "A nightly backup failed",
+  backup: "A nightly backup failed, or its copy to a USB stick or the network place",
   disk: "The SD card is nearly full",
   night: "A game night closed, with its winners",
 };

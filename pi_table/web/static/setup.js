@@ -86,10 +86,70 @@ function result(text, problems = []) {
   if (marked.length) $(marked[0].field).focus();
 }
 
+// A backup on a USB stick (a table whose SD card died): the table's root helper copies the stick's
+// newest backup (or one of its list) into the table; the page shows what restoring it brings, or
+// why it will not do, and the set-up then restores it in place of the name, language and PIN.
+let copied = null;  // the backup copied from the stick, checked by the table: the set-up restores it
+
+async function lookOnStick(name) {
+  $("stick-look").disabled = $("stick-copy").disabled = true;
+  drawStick({ looking: true });
+  try {
+    const answer = await fetch(`/setup/api/stick?lang=${lang}`, { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ code: $("code").value, backup: name }) });
+    const data = await answer.json();
+    if (!data.ok) {
+      drawStick({ outcome: "failed", why: data.error });
+      if (data.field === "code") result("", [{ field: "code", error: data.error }]);
+      return;
+    }
+    for (let tries = 0; tries < 120; tries++) {  // the helper mounts, lists and copies: seconds
+      const found = await (await fetch(`/setup/api/stick?lang=${lang}`)).json();
+      if (found.outcome) return drawStick(found);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  } catch {
+    drawStick({ outcome: "failed", why: "?" });
+  } finally {
+    $("stick-look").disabled = $("stick-copy").disabled = false;
+  }
+}
+
+function drawStick(found) {
+  copied = found.outcome === "done" ? found.backup : null;
+  $("restore").hidden = false;
+  $("restore").classList.toggle("error", ["failed", "refused"].includes(found.outcome));
+  $("restore").textContent = found.looking ? t("Looking on the stick…") : copied
+    ? t("Backup {backup} from the stick {stick}, made {made}. Restoring it brings:", { backup: copied, stick: found.stick, made: found.made })
+    : found.why;
+  $("restore-replaces").replaceChildren(...(copied ? found.replaces : []).map((line) => {
+    const item = document.createElement("li");
+    item.textContent = line;
+    return item;
+  }));
+  $("restore-replaces").hidden = !copied;
+  const others = (found.listed || []).filter((name) => name !== found.backup);
+  $("stick-choice").replaceChildren(...others.map((name) => option(name)));
+  $("stick-others").hidden = !others.length;
+  $("use-backup-line").hidden = !copied;
+  fromBackup();
+}
+
+function fromBackup() {
+  // Restoring a backup, the table takes its name, language and staff PIN from it: those fields go.
+  const restoring = copied && $("use-backup").checked;
+  $("own-settings").hidden = $("pin-part").hidden = Boolean(restoring);
+}
+
 async function submit(event) {
   event.preventDefault();
   const ssid = $("ssid").value.trim();
-  const body = {  // the table checks every field, the two "again" among them, and names each problem
+  const restoring = copied && $("use-backup").checked;
+  const body = restoring ? {  // the backup brings the name, the language and the staff PIN
+    code: $("code").value, restore: copied, zone: $("zone").value,
+    passphrase: $("passphrase").value, passphrase_again: $("passphrase-again").value,
+    wifi: ssid ? { ssid, password: $("wifi-password").value } : null,
+  } : {  // the table checks every field, the two "again" among them, and names each problem
     code: $("code").value, name: $("name").value, language: $("language").value, zone: $("zone").value,
     pin: $("pin").value, pin_again: $("pin-again").value,
     passphrase: $("passphrase").value, passphrase_again: $("passphrase-again").value,
@@ -99,7 +159,7 @@ async function submit(event) {
   result(t("Setting up…"));
   let answer, data = null;
   try {
-    await wordsOf(body.language);  // the done page speaks it, and the table is gone once it has answered
+    await wordsOf(body.language || lang);  // the done page speaks it, and the table is gone once it has answered
     answer = await fetch(`/setup/api?lang=${lang}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     data = await answer.json();
   } catch {
@@ -112,7 +172,7 @@ async function submit(event) {
       error: data && data.error ? data.error : `HTTP ${answer ? answer.status : "?"}` }];
     return result(t("Correct the fields marked above."), problems);
   }
-  done(data, body.language);
+  done(data, body.language || lang);
 }
 
 function done(data, chosen) {
@@ -141,6 +201,9 @@ document.addEventListener("DOMContentLoaded", async () => {
     await load();
   });
   $("setup").addEventListener("submit", submit);
+  $("stick-look").addEventListener("click", () => lookOnStick("newest"));
+  $("stick-copy").addEventListener("click", () => lookOnStick($("stick-choice").value));
+  $("use-backup").addEventListener("change", fromBackup);
   await loadWords();
   await load();
   setInterval(async () => {  // the networks in reach, and the table's own Wi-Fi, as they change
