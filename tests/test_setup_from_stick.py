@@ -93,11 +93,11 @@ def old_backup(tmp_path) -> bytes:
 
 def asked(base: str, code: str, name: str = "newest") -> dict:
     status, answer, _ = call(base, "POST", "/setup/api/stick", {"code": code, "backup": name})
-    assert status == 200 and answer == {"ok": True, "asked": name}, answer
+    assert status == 200 and answer["ok"] and answer["asked"] == name, answer
     found: dict = {}
 
     def answered() -> bool:
-        found.update(call(base, "GET", "/setup/api/stick?lang=en")[1])
+        found.update(call(base, "GET", "/setup/api/stick?lang=en", headers={"X-Stick-Ticket": answer["ticket"]})[1])
         return found.get("outcome") is not None
 
     wait_for(answered, "the stick's copy answered", 20)
@@ -115,7 +115,7 @@ def test_a_fresh_table_is_restored_from_the_newest_backup_on_a_stick_and_keeps_i
     journal = fresh.folder / "journal"
     waiting = fresh.boot.waiting
     base = fresh.daemon.companion.base_url
-    assert call(base, "GET", "/setup/api/stick")[1] == {"asked": False, "outcome": None}
+    assert call(base, "GET", "/setup/api/stick")[0] == 403  # no phone has asked with the code
     assert call(base, "POST", "/setup/api/stick", {"code": "1111 2222", "backup": "newest"})[0] == 403
     status, refused, _ = call(base, "POST", "/setup/api/stick", {"code": waiting.code, "backup": "../../etc/shadow"})
     assert (status, refused["field"]) == (400, "restore") and "shadow" not in refused["error"]
@@ -123,6 +123,9 @@ def test_a_fresh_table_is_restored_from_the_newest_backup_on_a_stick_and_keeps_i
     assert (status, refused["field"]) == (400, "restore") and "did not list" in refused["error"]  # none listed yet
     found = asked(base, waiting.code)
     assert found["outcome"] == "done" and found["backup"] == NEWER and found["stick"] == "CAFE"
+    for ticket in ({}, {"X-Stick-Ticket": "guessed"}):  # a guest on the network, without the code
+        status, hidden, _ = call(base, "GET", "/setup/api/stick?lang=en", headers=ticket)
+        assert status == 403 and "look again" in hidden["error"] and NEWER not in json.dumps(hidden), hidden
     assert found["listed"] == [NEWER, OLDER]
     assert "the staff PIN: the backup's (log in with the PIN the table had then)" in found["replaces"]
     assert any("game.language" in line for line in found["replaces"])

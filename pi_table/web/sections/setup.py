@@ -16,14 +16,18 @@ A table whose SD card died is set up from a backup on a USB stick (issue 62): ``
 /setup/api/stick`` (``{"code", "backup"}``: ``newest`` or a name the stick's listing gave, the
 code tried as the set-up tries it) asks the root helper to copy it from the stick into the backups
 folder; ``GET /setup/api/stick`` says what came of it (the stick's listing, what the copy holds and
-what restoring it replaces, or why not); the set-up's ``POST /setup/api`` with ``"restore": NAME``
+what restoring it replaces, or why not) to the phone that asked alone: its answer carries a
+ticket that phone shows in ``X-Stick-Ticket``, so a guest on the network without the code sees
+nothing of the café's stick; the set-up's ``POST /setup/api`` with ``"restore": NAME``
 in place of the name, language and PIN restores that backup as a trial.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
 import logging
+import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -57,6 +61,8 @@ FIELDS = {"fleet.table_id": "name", "game.language": "language"}
 """The configuration's keys the set-up writes, by the form's field that gives each."""
 TYPE_THE_CODE = N_("type the code the table's screen shows")
 WRONG_CODE = N_("wrong code: type the code the table's screen shows")
+NO_TICKET = N_("only the phone that looked on the stick with the code sees what it holds: look again")
+TICKET = "X-Stick-Ticket"  # the header the phone that asked for a stick's copy shows its ticket in
 PINS_DIFFER, PASSPHRASES_DIFFER = N_("The two PINs differ."), N_("The two passphrases differ.")
 SETUP_TEXTS: tuple[str, ...] = (
     N_("Set up this table"),
@@ -171,6 +177,7 @@ class SetupPage(Section[Table]):
                          Throttle(ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, gate.clock), gate.door.key, gate.turns)
         self._files = {name: static_file(name) for name in ("setup.html", "setup.js")}
         self._one = asyncio.Lock()  # one set-up at a time: the second finds the table set up
+        self._ticket: str | None = None  # what the phone that last asked for a stick's copy shows to see it
 
     def routes(self) -> list[Route]:
         return [open_to_all("GET", "/setup", self._page),
@@ -263,13 +270,16 @@ class SetupPage(Section[Table]):
         return None if checked is None else refused(checked, lang)
 
     async def _on_stick(self, request: web.Request) -> web.Response:
-        """What came of the last copy asked from a USB stick: nothing until a phone with the code asked for one."""
+        """What came of the last copy asked from a USB stick, to the phone that asked with the code
+        (its ticket) alone: the stick's listing and what its backup brings are the café's."""
         desk = self._waiting()
         if desk is None:
             raise web.HTTPNotFound(text="")
         lang = request.query.get("lang", "")
-        return web.json_response(await asyncio.to_thread(desk.on_stick, lang if lang in LANGUAGES else desk.language()),
-                                 headers=PRIVATE)
+        lang = lang if lang in LANGUAGES else desk.language()
+        if self._ticket is None or not hmac.compare_digest(request.headers.get(TICKET, ""), self._ticket):
+            return web.json_response({"ok": False, "error": say(Phrase.of(NO_TICKET), lang)}, status=403, headers=PRIVATE)
+        return web.json_response(await asyncio.to_thread(desk.on_stick, lang), headers=PRIVATE)
 
     async def _from_stick(self, request: web.Request) -> web.Response:
         """A backup copied from the USB stick plugged in, asked of the root helper once the code is right."""
@@ -290,7 +300,8 @@ class SetupPage(Section[Table]):
             problem = await asyncio.to_thread(desk.from_stick, backup)
         if problem is not None:
             return _refused_fields([("restore", say(problem, lang))])
-        return web.json_response({"ok": True, "asked": backup}, headers=PRIVATE)
+        self._ticket = secrets.token_urlsafe(16)  # a phone that asked before sees no more
+        return web.json_response({"ok": True, "asked": backup, "ticket": self._ticket}, headers=PRIVATE)
 
 
 SHAPE = ("code", "name", "language", "passphrase", "pin", "zone")

@@ -104,7 +104,7 @@ async function lookOnStick(name) {
       return;
     }
     for (let tries = 0; tries < 120; tries++) {  // the helper mounts, lists and copies: seconds
-      const found = await (await fetch(`/setup/api/stick?lang=${lang}`)).json();
+      const found = await (await fetch(`/setup/api/stick?lang=${lang}`, { headers: { "X-Stick-Ticket": data.ticket } })).json();
       if (found.outcome) return drawStick(found);
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
