@@ -1029,9 +1029,6 @@ class FakeDesk:
 
         return {"readings": Readings(None, None, None, None, None, None, None), "address": None}
 
-    def power(self, act):
-        self.calls.append(f"power {act}")
-
     def recovered(self):
         self.calls.append("recovered")
 
@@ -1054,6 +1051,11 @@ class FakeDesk:
 
     def restart(self):
         self.calls.append("restart")
+
+    def part(self, section):
+        """Each section's part of this table: its own stand-in where it has one, else this desk."""
+        return {"checkup": self.checkup, "security": self.security, "broker": self.broker, "night": self.night,
+                "notify": self.notices, "setup": self.first_boot}.get(section.name, self)
 
 
 class FakeCheckup:
@@ -1136,7 +1138,7 @@ def staff_page(desk, folder, **settings):
     """The staff page as the daemon makes it, with every section registered (web.sections)."""
     from pi_table.web import sections  # aiohttp: loaded by the tests of the pages alone
 
-    return sections.staff_page(desk, folder, **settings)
+    return sections.staff_page(desk, desk.part, folder, **settings)
 
 
 SHORTCUTS = {
@@ -1711,3 +1713,8 @@ def played_at(recorder: Recorder, seed: int = 1) -> NightGame | None:
         board = str(session.public_view().to_json()["board"])
         session.submit(Guess(rng.choice([cell for cell, seen in enumerate(board) if seen == "?"])))
     return recorder.seen(session.id, lambda: session.public_view().to_json())
+
+
+def part(daemon, section: str):
+    """The part of ``daemon``'s table its staff page gave the section named ``section`` (``daemon.staff_parts``)."""
+    return next(made for made in daemon.companion.staff.sections if made.name == section).table

@@ -107,8 +107,8 @@ def security_ran(table: StaffTable) -> None:
     home.mkdir()
     (home / "security.json").write_text(json.dumps({"running": False, "began": time.time() - 60, "at": time.time(),
                                                     "outcome": "done", "changed": [], "reboot": False}))
-    assert table.daemon.staff_desk is not None
-    table.daemon.staff_desk.home = home
+    assert table.daemon.helper is not None
+    table.daemon.helper.home = home
 
 
 def backup_fails(table: StaffTable, monkeypatch) -> None:
@@ -175,8 +175,8 @@ def test_the_helpers_runs_before_the_first_start_with_notifications_are_not_told
                                                     "at": time.time() - 7 * 86400 + 60, "outcome": "done"}))
     table = StaffTable(tmp_path, dealt_key(), extra=notified(tmp_path, receiver.url))
     try:
-        assert table.daemon.notices is not None and table.daemon.staff_desk is not None
-        assert table.daemon.staff_desk.home == home
+        assert table.daemon.notices is not None and table.daemon.helper is not None
+        assert table.daemon.helper.home == home
         wait_for(lambda: table.daemon.notices._held, "the first look", 10)
         time.sleep(0.5)
         assert receiver.bodies() == []

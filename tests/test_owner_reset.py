@@ -51,7 +51,7 @@ class HelperAtWork:
 
     def serve(self, daemon) -> None:
         """``daemon``'s staff page asks this helper, and its keys section reads this keyring."""
-        desk = daemon.staff_desk
+        desk = daemon.helper
         desk.spool, desk.home, desk.helper_missing = self.spool, self.acts.releases.home, lambda: None
         keys = next(section for section in daemon.companion.staff.sections if section.name == "keys")
         keys.keyring, keys.home = self.keyring, self.acts.releases.home

@@ -259,7 +259,7 @@ class OwnersTable:
             self.runner = threading.Thread(target=daemon.run, daemon=True)
             self.runner.start()
             assert daemon.wait_for_phones() and daemon.companion is not None
-            desk = daemon.staff_desk
+            desk = daemon.helper
             desk.spool, desk.helper_missing, desk.keyring, desk.home = self.spool, lambda: None, self.keyring, home
             daemon.security.home, daemon.security.reboot_flag = home, self.machine.flag
             sections = {section.name: section for section in daemon.companion.staff.sections}

@@ -80,7 +80,7 @@ class RolesDesk(FakeDesk):
 def full_page(desk, folder, **settings) -> StaffPage:
     """The staff page as the daemon makes it, with every section registered: the console's, the
     owner's files, a game night, the Wi-Fi, the security updates, the release keys, the network."""
-    return staff_page(desk, folder, **settings)
+    return staff_page(desk, desk.part, folder, **settings)
 
 
 @pytest.fixture
@@ -220,7 +220,7 @@ def test_a_staff_session_acts_as_the_owner_for_ten_minutes_once_it_gives_the_pas
     staff.as_owner()
     assert staff.call("POST", "/staff/api/owner", {"end": True}) == (200, {"set": True, "left_s": 0, "recovery": False, "results": {}})
     assert staff.call("POST", "/staff/api/power", {"act": "poweroff"})[0] == 403
-    assert desk.calls == ["power reboot", "update repository"]
+    assert desk.calls == ["reboot", "update repository"]  # the helper asked to reboot, then to update
 
     staff.as_owner()
     again = Companion(staff=full_page(desk, tmp_path, session_s=3600, clock=clock))  # the service restarted

@@ -224,7 +224,7 @@ class Table:
         self.runner = threading.Thread(target=self.daemon.run, daemon=True)
         self.runner.start()
         assert self.daemon.wait_for_phones()
-        desk = self.daemon.staff_desk
+        desk = self.daemon.helper
         assert desk is not None
         self.spool = desk.spool = tmp_path / "requests"
         desk.helper_missing = lambda: None

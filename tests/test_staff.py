@@ -963,8 +963,8 @@ def test_login_undo_new_game_config_and_logout_on_a_phone(tmp_path, browser, lan
     words = WORDS[lang]
     table = InProcessTable(tmp_path, dealt_key(), lang)  # the page starts in the table's language, whatever the phone's
     restarts: list[bool] = []
-    assert table.daemon.staff_desk is not None
-    table.daemon.staff_desk.restart = lambda: restarts.append(True)  # type: ignore[method-assign]  # systemd's part
+    assert table.daemon.companion is not None and table.daemon.companion.staff is not None
+    table.daemon.companion.staff.desk.restart = lambda: restarts.append(True)  # type: ignore[method-assign]  # systemd's part
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
                                   locale="en-GB" if lang == "it" else "it-IT")
     try:

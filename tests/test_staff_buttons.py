@@ -12,7 +12,7 @@ import pytest
 
 from pi_table.web.sections import SECTIONS
 
-from helpers import OWNER_PASSPHRASE, dealt_key, owner_login, staff_login
+from helpers import OWNER_PASSPHRASE, dealt_key, owner_login, part, staff_login
 from helpers import StaffTable as InProcessTable
 
 pytestmark = [pytest.mark.browser, pytest.mark.daemon]
@@ -105,7 +105,7 @@ def test_every_button_of_the_staff_page_works_on_a_phone(tmp_path, browser, lang
             page.click("#night-join button")
             settle(page)
         backup = tmp_path / "backup.tar.gz"
-        backup.write_bytes(table.daemon.staff_desk.backup()[1])
+        backup.write_bytes(part(table.daemon, "care").backup()[1])
         page.set_input_files("#restore-file", str(backup))
         for field, pin in (("#pin-old", "482916"), ("#pin-new", "111111"), ("#pin-again", "222222")):
             page.fill(field, pin)

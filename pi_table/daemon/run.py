@@ -7,7 +7,7 @@ the table: it is replaced by a stand-in, reported once in the log and shown on t
 (or, without a screen, on the LEDs' warning edge), and the table plays on degraded.
 
 The ``Daemon`` wires the rooms that each do one job: ``devices`` (which devices to build),
-``staff_desk`` (what the staff page asks of the table), ``checkup`` (its self-test and pads'
+``staff_desk`` and ``staff_parts`` (what the staff page and each of its sections take of the table), ``checkup`` (its self-test and pads'
 tuning, the game paused meanwhile), ``restarts`` (a change of settings, its trial and the
 restart that applies it) and ``backup`` (a restore, tried as a change is, and the nightly
 backups). The phones' pages, the game nights' book and the nightly backups start after READY,
@@ -70,8 +70,8 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
     from .backup import Nightly
     from .first_boot import FirstBoot
     from .notices import Watch
+    from .root_helper import RootHelper
     from .security import SecurityUpdates
-    from .staff_desk import StaffDesk
 
 log = logging.getLogger("pi_table.daemon")
 CHANGING_GAMES = Phrase.of("the table is changing games: try again")
@@ -161,7 +161,7 @@ class Daemon:
         if (reset := read_notice(paths.journal_dir)) is not None:  # until the owner acknowledges it
             self.faults[OWNER_RESET] = reset
         self.announcer = Announcer(self.devices.sound, config.sound, config.language)  # shared by every loop too
-        self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
+        self.helper: RootHelper | None = None  # the root helper, as the table's parts ask it: with the companion
         self.dashboard: Dashboard | None = None  # the fleet's dashboard this table shows ([fleet] dashboard_port)
         self.fingerprint: str | None = None  # the SHA-256 of the staff pages' certificate, once they have one
         self._own_tls_context: ssl.SSLContext | None = None  # the staff pages' https on the table's own certificate
@@ -263,13 +263,13 @@ class Daemon:
     def _to_stick(self, config: Config, made: Path) -> None:
         """The night's backup written to a USB stick too, by the root helper, which finds the stick
         itself (``release.stick``): asked when this table has a helper, and a failure to ask told."""
-        desk = self.staff_desk
-        if desk is None or desk.helper_missing() is not None:
+        helper = self.helper
+        if helper is None or helper.helper_missing() is not None:
             return
         from ..release.stick import ACT
         from .backup import failed
 
-        if (problem := desk.ask(ACT)) is not None:
+        if (problem := helper.ask(ACT)) is not None:
             failed("stick", problem)
 
     # --- [fleet]: the table's reports to an MQTT broker (pi_table/fleet/reporter.py) ---
@@ -381,12 +381,15 @@ class Daemon:
             from ..web.auth import Recovery
             from ..web.seats import SeatLinks
             from ..web.sections import staff_page
+            from .root_helper import RootHelper
             from .staff_desk import StaffDesk
+            from .staff_parts import parts
 
             tokens = Tokens.kept_in(journal_dir)
             self.recovery = self.recovery or Recovery()
-            self.staff_desk = StaffDesk(self)
-            staff = staff_page(self.staff_desk, journal_dir, self.config.staff_session_s)  # every section, given its part
+            self.helper = RootHelper()
+            staff = staff_page(StaffDesk(self), parts(self, self.helper), journal_dir,
+                               self.config.staff_session_s)  # every section, given its part
             self.line_code = staff.line_code  # the screen shows it while new phones wait in line (_show_notice)
             tls = _tls(web.tls_cert, web.tls_key) if web.tls_cert else None
             if tls is not None:

@@ -417,7 +417,7 @@ def labels(keys: Iterable[str], options: dict[str, dict[str, Any]], lang: str) -
 
 
 class Helper(Protocol):
-    """The root helper, as the sections that ask it for something see it (``daemon.staff_desk``)."""
+    """The root helper, as the sections that ask it for something see it (``daemon.root_helper``)."""
 
     spool: Path  # where it takes its requests
 
@@ -459,10 +459,10 @@ class Section(Generic[Part]):
     the page's at ``/staff/words/LANG``), its ``script`` (loaded by the page after ``staff.js``) and
     its ``routes``, each with the role it needs beside it (``roles.staff``, ``owner``,
     ``open_to_all``), registered by one line in ``web.sections.SECTIONS``. The page makes it with
-    the table (the daemon's ``StaffDesk``), of which it keeps only its own part (``table``), by its
-    own small protocol (``Section[Part]``); it mounts its routes behind the page's checks and serves its words and
-    its script. Nothing else names it; ``mount``, ``heeded`` and ``first`` are for the few that
-    need more."""
+    its part of the table (``table``), by its own small protocol (``Section[Part]``), which an
+    object of the daemon's meets (paired with it by one line in ``daemon.staff_parts.PARTS``); it
+    mounts its routes behind the page's checks and serves its words and its script. Nothing else
+    names it; ``mount``, ``heeded`` and ``first`` are for the few that need more."""
 
     name: ClassVar[str]
     script: ClassVar[str | None] = None
@@ -478,8 +478,8 @@ class Section(Generic[Part]):
 
     @classmethod
     def made(cls, page: StaffPage, table: Any) -> Section[Any] | None:
-        """The section on ``page``, given the table (the daemon's ``StaffDesk``); None when this
-        table has none (a game night without a journal to keep it in)."""
+        """The section on ``page``, given its part of the table; None when this table has none (a
+        game night without a journal to keep it in)."""
         return cls(page, table)
 
     def routes(self) -> Iterable[Route]:
@@ -503,15 +503,19 @@ class Section(Generic[Part]):
         return None
 
 
+Parts = Callable[[type[Section[Any]]], object]
+"""Each section's part of the table, by its class (the daemon's ``staff_parts.parts``)."""
+
+
 class StaffPage:
     """The staff page of the companion at ``folder`` (the journal's: the PIN and the sessions
-    are kept there), with ``sections`` (``web.sections.SECTIONS``), each given its part of
-    ``desk``; ``session_s`` is how long a session lasts unused; ``clock`` the wall clock
+    are kept there) on ``desk``, with ``sections`` (``web.sections.SECTIONS``), each given its part
+    of the table by ``parts``; ``session_s`` is how long a session lasts unused; ``clock`` the wall clock
     (sessions outlive a restart), which tests replace."""
 
     def __init__(self, desk: Desk, folder: Path | None, session_s: float = 3600.0,
                  clock: Callable[[], float] = time.time, body_timeout_s: float = BODY_TIMEOUT_S,
-                 sections: Iterable[type[Section[Any]]] = ()) -> None:
+                 sections: Iterable[type[Section[Any]]] = (), parts: Parts = lambda section: None) -> None:
         self.desk, self.folder, self.body_timeout_s = desk, folder, body_timeout_s
         self._pin = KeptSecret(None if folder is None else folder / PIN_FILE, "the staff PIN")
         self.line_code = LineCode(clock)
@@ -524,7 +528,7 @@ class StaffPage:
         self.announce: Callable[[str], None] = lambda what: None
         """Tells the spectators' pages that ``what`` changed (the companion's, once it is made)."""
         self.roles: dict[tuple[str, str], Role] = {}  # every staff action mounted, by method and path: the role it needs
-        self.sections = [made for kind in sections if (made := kind.made(self, desk)) is not None]
+        self.sections = [made for kind in sections if (made := kind.made(self, parts(kind))) is not None]
         self._carry_unlock()
         self.scripts = {"staff.js": static_file("staff.js"), **{
             section.script: section.scripts.joinpath(section.script).read_bytes()

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..staff import BODY_TIMEOUT_S, Desk, Section, StaffPage
+from ..staff import BODY_TIMEOUT_S, Desk, Parts, Section, StaffPage
 from .broker import BrokerSection
 from .care import CareSection
 from .checkup import CheckupSection
@@ -57,8 +57,8 @@ SECTIONS: dict[str, type[Section[Any]]] = {
 }
 
 
-def staff_page(desk: Desk, folder: Path | None, session_s: float = 3600.0, clock: Callable[[], float] = time.time,
-               body_timeout_s: float = BODY_TIMEOUT_S) -> StaffPage:
+def staff_page(desk: Desk, parts: Parts, folder: Path | None, session_s: float = 3600.0,
+               clock: Callable[[], float] = time.time, body_timeout_s: float = BODY_TIMEOUT_S) -> StaffPage:
     """The staff page on ``desk`` (the daemon's ``StaffDesk``) with every registered section, each
-    given its part of it; the rest as ``StaffPage``'s."""
-    return StaffPage(desk, folder, session_s, clock, body_timeout_s, sections=SECTIONS.values())
+    given its part of the table by ``parts``; the rest as ``StaffPage``'s."""
+    return StaffPage(desk, folder, session_s, clock, body_timeout_s, sections=SECTIONS.values(), parts=parts)

@@ -24,7 +24,7 @@ from ...release import ReleaseError, broker
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, StaffPage, bad, language, reached_on
+from ..staff import Section, bad, language, reached_on
 
 log = logging.getLogger("pi_table.web.staff")
 
@@ -91,14 +91,7 @@ class Broker(Protocol):
     def given(self, name: str) -> None: ...
 
 
-class Table(Protocol):
-    """What the section takes of the table."""
-
-    @property
-    def broker(self) -> Broker: ...
-
-
-class BrokerSection(Section[Table]):
+class BrokerSection(Section[Broker]):
     """The café's broker's routes under ``/staff/api/``, all the owner's: its view holds the
     passwords the other tables are to be given."""
 
@@ -106,21 +99,17 @@ class BrokerSection(Section[Table]):
     script = "broker.js"
     texts = TEXTS
 
-    def __init__(self, page: StaffPage, table: Table) -> None:
-        super().__init__(page, table)
-        self.desk = table.broker
-
     def routes(self) -> list[Route]:
         return [owner("GET", "/staff/api/broker", self._view),  # the passwords the other tables are to be given
                 owner("POST", "/staff/api/broker", self._change),  # this table made the broker, a table added...
                 owner("GET", "/staff/api/broker/ca.crt", self._ca)]  # the CA the tables trust it by, to give them
 
     async def _view(self, request: web.Request, session: Session) -> web.Response:
-        return web.json_response(await asyncio.to_thread(self.desk.view, language(request)),
+        return web.json_response(await asyncio.to_thread(self.table.view, language(request)),
                                  headers={"Cache-Control": "no-store"})  # passwords: kept by no cache
 
     async def _ca(self, request: web.Request, session: Session) -> web.Response:
-        found = await asyncio.to_thread(self.desk.ca)
+        found = await asyncio.to_thread(self.table.ca)
         if found is None:
             return web.json_response({"ok": False, "error": say(Phrase.of(
                 "this table is not the café's broker yet: set it up first"), language(request))}, status=404)
@@ -141,9 +130,9 @@ class BrokerSection(Section[Table]):
             if not broker.is_user(body["table"]):
                 return bad(say(Phrase.of("{name} is not a user of this broker", name=repr(body["table"][:64])), lang))
             if act == "given":
-                await asyncio.to_thread(self.desk.given, body["table"])
+                await asyncio.to_thread(self.table.given, body["table"])
                 return web.json_response({"ok": True})
-            change = self.desk.renew if act == "renew" else self.desk.remove
+            change = self.table.renew if act == "renew" else self.table.remove
             problem = await asyncio.to_thread(change, body["table"], reached)
         else:
             try:  # each name and the address parsed into their kinds, as the helper will
@@ -154,10 +143,10 @@ class BrokerSection(Section[Table]):
             except ReleaseError as e:
                 return bad(say(Phrase.of(e.why["template"], **e.why["fields"]), lang))
             if act == "set-up":
-                problem = await asyncio.to_thread(self.desk.set_up, body["address"].strip(), names[0], names[1:],
+                problem = await asyncio.to_thread(self.table.set_up, body["address"].strip(), names[0], names[1:],
                                                   reached)
             else:
-                problem = await asyncio.to_thread(self.desk.add, names, reached)
+                problem = await asyncio.to_thread(self.table.add, names, reached)
         if problem is not None:
             return web.json_response({"ok": False, "error": say(problem, lang)}, status=409)
         log.warning("staff page: the café's broker: %s asked from %s", act, request.remote)

@@ -16,7 +16,7 @@ from ...engine.phrase import N_, Phrase
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, staff
-from ..staff import Section, StaffPage, bad, language
+from ..staff import Section, bad, language
 
 log = logging.getLogger("pi_table.web.staff")
 SELFTEST_ACTS = ("start", "stop")
@@ -69,23 +69,12 @@ class Checkup(Protocol):
         """The last tuning's suggestions written as a trial, as a change of settings; [] or why not."""
 
 
-class Table(Protocol):
-    """What the section takes of the table."""
-
-    @property
-    def checkup(self) -> Checkup: ...
-
-
-class CheckupSection(Section[Table]):
+class CheckupSection(Section[Checkup]):
     """The self-test's and the tuning's routes under ``/staff/api/``, behind the staff page's checks."""
 
     name = "checkup"
     script = "checkup.js"
     texts = TEXTS
-
-    def __init__(self, page: StaffPage, table: Table) -> None:
-        super().__init__(page, table)
-        self.checkup = table.checkup
 
     def routes(self) -> list[Route]:
         return [staff("GET", "/staff/api/selftest", self._selftest),
@@ -94,7 +83,7 @@ class CheckupSection(Section[Table]):
                 staff("POST", "/staff/api/tune", self._tune_act)]
 
     async def _selftest(self, request: web.Request, session: Session) -> web.Response:
-        return web.json_response(await asyncio.to_thread(self.checkup.selftest_state, language(request)))
+        return web.json_response(await asyncio.to_thread(self.table.selftest_state, language(request)))
 
     async def _selftest_act(self, request: web.Request, session: Session) -> web.StreamResponse:
         """``{"act": "start"}``: the game paused, the LED walk, then a touch on each card and
@@ -102,7 +91,7 @@ class CheckupSection(Section[Table]):
         act = await self._act(request, SELFTEST_ACTS)
         if isinstance(act, web.Response):
             return act
-        checkup, lang = self.checkup, language(request)
+        checkup, lang = self.table, language(request)
         problem = await asyncio.to_thread(checkup.start_selftest if act == "start" else checkup.stop)
         if problem is not None:
             return web.json_response({"ok": False, "error": say(problem, lang)}, status=409)
@@ -110,7 +99,7 @@ class CheckupSection(Section[Table]):
         return web.json_response({"ok": True, **await asyncio.to_thread(checkup.selftest_state, lang)})
 
     async def _tuning(self, request: web.Request, session: Session) -> web.Response:
-        return web.json_response(await asyncio.to_thread(self.checkup.tune_state, language(request)))
+        return web.json_response(await asyncio.to_thread(self.table.tune_state, language(request)))
 
     async def _tune_act(self, request: web.Request, session: Session) -> web.StreamResponse:
         """``{"act": "start"}`` (the game paused, the pads' readings streamed), ``"stop"``, or
@@ -119,7 +108,7 @@ class CheckupSection(Section[Table]):
         act = await self._act(request, TUNE_ACTS)
         if isinstance(act, web.Response):
             return act
-        checkup, lang = self.checkup, language(request)
+        checkup, lang = self.table, language(request)
         state = await asyncio.to_thread(checkup.tune_state, lang)
         if act == "start" and not state["board"]:
             return web.json_response({"ok": True, **state})

@@ -40,7 +40,7 @@ import time
 import unicodedata
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
-from typing import Protocol, TypeVar
+from typing import TypeVar
 
 from aiohttp import web
 
@@ -210,33 +210,25 @@ TEXTS: tuple[str, ...] = (
 """The night's words on the staff page (night.js looks each up by its English text)."""
 
 
-class Table(Protocol):
-    """What the section takes of the table: its part in a game night (None: a journal kept in memory)."""
-
-    @property
-    def night(self) -> Recorder | None: ...
-
-
-class NightSection(Section[Table]):
+class NightSection(Section[Recorder | None]):
     """The night's routes on the staff page of ``page``, on the table's ``Recorder``."""
 
     name = "night"
     script = "night.js"
     texts = TEXTS
 
-    def __init__(self, page: StaffPage, table: Table) -> None:
+    def __init__(self, page: StaffPage, table: Recorder | None) -> None:
         super().__init__(page, table)
-        recorder = table.night
-        assert recorder is not None  # ``made`` makes none without it
-        self.recorder, self.book = recorder, recorder.book
+        assert table is not None  # ``made`` makes none without it
+        self.recorder, self.book = table, table.book
         self._tries = Throttle(JOINS_A_MINUTE)
         self._phones: tuple[str | None, Counter[str]] = (None, Counter())  # a night's id, its teams joined by address
         self._tv: tuple[tuple[str, int], Night] | None = None  # the night kept last, as of its file's name and size
 
     @classmethod
-    def made(cls, page: StaffPage, table: Table) -> NightSection | None:
+    def made(cls, page: StaffPage, table: Recorder | None) -> NightSection | None:
         """None for a table whose journal is kept in memory: it keeps no nights."""
-        return None if table.night is None else cls(page, table)
+        return None if table is None else cls(page, table)
 
     def routes(self) -> list[Route]:
         return [

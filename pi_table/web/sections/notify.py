@@ -58,14 +58,7 @@ class Notices(Protocol):
     def test(self, url: str = "") -> dict[str, Any]: ...
 
 
-class Table(Protocol):
-    """What the section takes of the table."""
-
-    @property
-    def notices(self) -> Notices | None: ...
-
-
-class NotifySection(Section[Table]):
+class NotifySection(Section[Notices | None]):
     """The notifications' routes under ``/staff/api/``, behind the staff page's checks."""
 
     name = "notify"
@@ -77,7 +70,7 @@ class NotifySection(Section[Table]):
                 owner("POST", "/staff/api/notify/test", self._test)]  # a message now, to a host the owner named
 
     async def _view(self, request: web.Request, session: Session) -> web.Response:
-        notices, lang = self.table.notices, language(request)
+        notices, lang = self.table, language(request)
         if notices is None:
             return web.json_response({"ok": False, "error": say(OFF, lang)}, status=409)
         return web.json_response({"ok": True, **await asyncio.to_thread(notices.view, lang)})
@@ -87,7 +80,7 @@ class NotifySection(Section[Table]):
         url = body.get("url", "") if isinstance(body, dict) else None
         if not isinstance(url, str):
             return bad('expected {"url": "an Apprise URL"}, or {} for the one set')
-        notices, lang = self.table.notices, language(request)
+        notices, lang = self.table, language(request)
         if notices is None:
             return web.json_response({"ok": False, "error": say(OFF, lang)}, status=409)
         try:

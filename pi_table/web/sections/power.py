@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Protocol
 
 from aiohttp import web
 
-from ...engine.phrase import N_, Text
+from ...engine.phrase import N_
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, bad, language
+from ..staff import Helper, Section, bad, language
 
 log = logging.getLogger("pi_table.web.staff")
 POWER_ACTS = ("reboot", "poweroff")
@@ -30,14 +29,7 @@ TEXTS: tuple[str, ...] = (
 )
 
 
-class Table(Protocol):
-    """What the section takes of the table."""
-
-    def power(self, act: str) -> Text | None:
-        """Ask the root helper to ``reboot`` or ``poweroff``; None, or why it cannot."""
-
-
-class PowerSection(Section[Table]):
+class PowerSection(Section[Helper]):
     """Restart the computer, or shut it down."""
 
     name = "power"
@@ -53,7 +45,7 @@ class PowerSection(Section[Table]):
         if act not in POWER_ACTS:
             return bad(f'expected {{"act": "{POWER_ACTS[0]}"}} or {{"act": "{POWER_ACTS[1]}"}}')
         log.warning("staff page: %s asked from %s", act, request.remote)
-        problem = await asyncio.to_thread(self.table.power, act)
+        problem = await asyncio.to_thread(self.table.ask, act)
         if problem is not None:
             return web.json_response({"ok": False, "error": say(problem, language(request))}, status=409)
         return web.json_response({"ok": True}, status=202)

@@ -20,7 +20,7 @@ from ...engine.phrase import N_, Text
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner, staff
-from ..staff import Section, StaffPage, bad, language
+from ..staff import Section, bad, language
 
 log = logging.getLogger("pi_table.web.staff")
 
@@ -57,42 +57,31 @@ class Updates(Protocol):
     def restarting_run(self) -> float | None: ...
 
 
-class Table(Protocol):
-    """What the section takes of the table."""
-
-    @property
-    def security(self) -> Updates: ...
-
-
-class SecuritySection(Section[Table]):
+class SecuritySection(Section[Updates]):
     """The security updates' routes under ``/staff/api/``, behind the staff page's checks."""
 
     name = "security"
     script = "security.js"
     texts = TEXTS
 
-    def __init__(self, page: StaffPage, table: Table) -> None:
-        super().__init__(page, table)
-        self.updates = table.security
-
     def routes(self) -> list[Route]:
         return [staff("GET", "/staff/api/security", self._view),  # the last run, what changed, a reboot due
                 owner("POST", "/staff/api/security", self._run)]  # a run now: the table may restart on it
 
     def heeded(self, lang: str) -> list[dict[str, str]]:
-        return self.updates.attention(lang)
+        return self.table.attention(lang)
 
     def restarting_run(self) -> float | None:
-        return self.updates.restarting_run()
+        return self.table.restarting_run()
 
     async def _view(self, request: web.Request, session: Session) -> web.Response:
-        return web.json_response(await asyncio.to_thread(self.updates.view, language(request)))
+        return web.json_response(await asyncio.to_thread(self.table.view, language(request)))
 
     async def _run(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)
         if not isinstance(body, dict) or body != {"act": "run"}:
             return bad('expected {"act": "run"}')
-        problem = await asyncio.to_thread(self.updates.run_now)
+        problem = await asyncio.to_thread(self.table.run_now)
         if problem is not None:
             return web.json_response({"ok": False, "error": say(problem, language(request))}, status=409)
         log.warning("staff page: the security updates asked from %s", request.remote)

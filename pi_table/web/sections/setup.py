@@ -125,23 +125,16 @@ class SetupDesk(Protocol):
     def restart(self) -> float: ...
 
 
-class Table(Protocol):
-    """What the page takes of the table: the set-up it waits for (``daemon.first_boot.FirstBoot``), if any."""
-
-    @property
-    def first_boot(self) -> SetupDesk | None: ...
-
-
-class SetupPage(Section[Table]):
+class SetupPage(Section[SetupDesk | None]):
     """The set-up page on the staff page's server, its tries counted as the staff page's logins;
     ``desk`` None: the table is set up (or sets itself up no other way), and the page is gone."""
 
     name = "setup"
     texts = SETUP_TEXTS
 
-    def __init__(self, page: StaffPage, table: Table) -> None:
+    def __init__(self, page: StaffPage, table: SetupDesk | None) -> None:
         super().__init__(page, table)
-        self.desk = table.first_boot
+        self.desk = table
         gate = page.gate
         self.door = Door("setup", lambda: None, COOKIE, "/setup",
                          Throttle(ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, gate.clock), gate.door.key, gate.turns)
