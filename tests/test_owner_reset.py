@@ -110,7 +110,7 @@ def test_staff_at_the_buttons_reset_the_passphrase_and_get_none_of_the_owners_se
             assert piece in notice, piece
         status = daemon.answer({"command": "status"})
         assert notice in status["warnings"]  # pi-table status
-        reported = daemon.loop.call(daemon._fleet_status)["warnings_in"]  # the fleet's dashboard, in its language
+        reported = daemon.loop.call(daemon.fleet_reports.status)["warnings_in"]  # the fleet's dashboard, in its language
         assert notice in reported["en"] and any("reimpostata con i pulsanti del tavolo" in said for said in reported["it"])
         shown = daemon.devices.screen.screen.screen.models[-1]  # the phones' and the fleet's screens wrap the table's
         assert notice in [str(warning) for warning in shown.warnings]

@@ -920,7 +920,7 @@ def test_over_https_the_pin_and_the_cookie_never_cross_the_wifi_in_clear(tmp_pat
     """[web] tls_cert and tls_key: the companion serves https (the staff cookie is Secure), and
     plain http on its port gets nowhere."""
 
-    from pi_table.daemon.run import _tls, _TlsError
+    from pi_table.daemon.phones import _tls, _TlsError
 
     cert, key = self_signed(tmp_path)
     set_pin(tmp_path, PIN)

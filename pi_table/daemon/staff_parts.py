@@ -59,6 +59,7 @@ class Running(health_desk.Table, code_desk.Table, offsite_desk.Table, broker_des
     notices: Watch | None
     first_boot: FirstBoot | None
     helper: RootHelper | None
+    code: CodeDesk
 
     restarts: Restarts
 
@@ -84,8 +85,8 @@ def _given(made: P | None) -> P:
 
 PARTS: tuple[Part, ...] = (
     part(HealthSection, lambda table, helper: HealthDesk(table)),
-    part(OwnerSection, CodeDesk),
-    part(PinSection, CodeDesk),
+    part(OwnerSection, lambda table, helper: table.code),
+    part(PinSection, lambda table, helper: table.code),
     part(CareSection, CareDesk),
     part(OffsiteSection, OffsiteDesk),
     part(FilesSection, lambda table, helper: FilesDesk(table)),
@@ -104,11 +105,12 @@ PARTS: tuple[Part, ...] = (
 
 
 def parts(table: Running, helper: RootHelper) -> Parts:
-    """Each registered section's part of ``table``, made as the page makes the section: one
-    object a section, shared by none (the owner's and the PIN's each their own code desk)."""
+    """Each registered section's part of ``table``, made as the page makes the section (None for
+    a section with no line in ``PARTS``)."""
     made = {given.section: given.made for given in PARTS}
 
     def made_for(section: type[Section[Any]]) -> object:
         return None if section not in made else made[section](table, helper)
 
     return made_for
+

@@ -427,7 +427,7 @@ class Helper(Protocol):
 
 class TableCode(Protocol):
     """The code on the table's own screen (both buttons held while it starts), by which someone at
-    the table resets a forgotten PIN or owner's passphrase (``daemon.run.Daemon._offer_pin_reset``)."""
+    the table resets a forgotten PIN or owner's passphrase (``daemon.code_desk.CodeDesk.offer``)."""
 
     @property
     def recovery(self) -> Recovery: ...
