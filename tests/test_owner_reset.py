@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pi_table.daemon import backup
+from pi_table.daemon.staff_desk import FakeDesk
 from pi_table.release import helper, requests
 from pi_table.release.keys import Keyring
 from pi_table.release.layout import Releases
@@ -134,7 +135,7 @@ def page(tmp_path):
     from pi_table.web.roles import set_passphrase
     from pi_table.web.staff import set_pin
 
-    from helpers import STAFF_PIN, FakeDesk, staff_page
+    from helpers import STAFF_PIN, staff_page
 
     set_pin(tmp_path, STAFF_PIN)
     set_passphrase(tmp_path, OWNER_PASSPHRASE)

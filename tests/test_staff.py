@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from pi_table.daemon.staff_desk import FakeDesk
 from pi_table.engine import Rules
 from pi_table.engine.codex import STEPS
 from pi_table.web import Companion, auth
@@ -41,7 +42,7 @@ from pi_table.web.staff import (
 
 from helpers import STAFF_CONFIG as CONFIG
 from helpers import STAFF_PIN as PIN
-from helpers import Clock, FakeDesk, Staff, dealt_key, guess_from, self_signed, staff_page, wait_for
+from helpers import Clock, Staff, dealt_key, guess_from, self_signed, staff_page, wait_for
 from helpers import StaffTable as InProcessTable
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pi_table.daemon.staff_desk import FakeDesk
 from pi_table.web.sections import SECTIONS
 
 from helpers import OWNER_PASSPHRASE, dealt_key, owner_login, part, staff_login
@@ -203,7 +204,7 @@ def test_the_pages_scripts_are_modules_loaded_by_the_page_its_own_first(tmp_path
 
     from pi_table.web import Companion
 
-    from helpers import FakeDesk, staff_page
+    from helpers import staff_page
 
     companion = Companion(staff=staff_page(FakeDesk(), tmp_path))
     companion.start()

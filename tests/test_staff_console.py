@@ -15,18 +15,19 @@ from pathlib import Path
 
 import pytest
 
+from pi_table.daemon.staff_desk import FakeDesk
 from pi_table.release import requests
 from pi_table.web import Companion
 from pi_table.web.auth import Recovery
 from pi_table.web.roles import set_passphrase
 from pi_table.web.sections.care import RESTORING
+from pi_table.web.sections.health import FakeHealth
 from pi_table.web.staff import set_pin
 
 from helpers import (
     OWNER_PASSPHRASE,
     STAFF_CONFIG,
     SYSTEMD_JOURNAL,
-    FakeDesk,
     InProcessDaemon,
     Staff,
     dealt_key,
@@ -46,7 +47,7 @@ from helpers import StaffTable as InProcessTable
 NEW_PIN = "739104"
 
 
-class ConsoleDesk(FakeDesk):
+class ConsoleHealth(FakeHealth):
     """A table whose log holds lines of each level."""
 
     def log_records(self):
@@ -60,10 +61,10 @@ def console(tmp_path):
     (companion, desk, recovery)."""
     set_pin(tmp_path, PIN)
     set_passphrase(tmp_path, OWNER_PASSPHRASE)
-    desk = ConsoleDesk()
-    companion = Companion(staff=staff_page(desk, tmp_path))
+    desk = FakeDesk()
+    companion = Companion(staff=staff_page(desk, tmp_path, instead={"health": ConsoleHealth(desk.calls)}))
     companion.start()
-    yield companion, desk, desk.recovery
+    yield companion, desk, desk.code.recovery
     companion.stop()
 
 

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..config import OPTIONS, trial
-from ..config.schema import GROUPS, form_field
+from ..config import trial
+from ..config.schema import GROUPS, OPTIONS, form_field
 from ..config.settings import BROKER, broker_change, hide_password
 from ..engine import InvalidRules
 from ..engine.games import names
 from ..engine.phrase import Phrase, Text
 from ..table import history
 from ..ui.i18n import say
+from ..web.staff import FakeHelper, FakeTableCode
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -109,3 +110,63 @@ class StaffDesk:
 
     def restart(self) -> float:
         return self.daemon.restart()
+
+
+class FakeDesk:
+    """A stand-in for the table the page itself asks of (``Desk``), for tests and the screenshots:
+    a game of Codenames with its touch board unplugged, the settings at their defaults; every call
+    recorded in ``calls``, which its sections' stand-ins (``web.sections.FAKES``) share. It holds
+    the code on its screen and its root helper, which several sections share. It lives beside the
+    desk it stands in for, not in the web layer: its form is the configuration's."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.lang = "en"
+        self.code = FakeTableCode(self.calls)
+        self.helper = FakeHelper(self.calls)
+
+    def language(self) -> str:
+        return self.lang
+
+    def table(self, lang: str = "en") -> dict[str, Any]:
+        self.calls.append("table")
+        return {"game_id": "g1", "version": "0", "uptime_s": 1.0, "state": {"game": "codenames", "board": "?" * 25},
+                "health": {"touch": "not working: unplugged", "leds": "ok"}, "warnings": ["touch board disconnected"],
+                "journal": "ok"}
+
+    def new_game(self, game: str, options: dict[str, object], lang: str) -> Text | None:
+        self.calls.append(f"new-game {game} {options}")
+        return None
+
+    def undo(self, lang: str) -> Text | None:
+        self.calls.append("undo")
+        return Phrase.of("there is nothing to undo")  # the table's refusal, said in the page's language
+
+    def end_game(self, lang: str) -> Text | None:
+        self.calls.append("end-game")
+        return None
+
+    def history(self, lang: str) -> list[dict[str, Any]]:
+        self.calls.append("history")
+        return []
+
+    def settings(self) -> dict[str, Any]:
+        """The schema's form, every key at its default: a key's field says whether it is the owner's."""
+        self.calls.append("settings")
+        return {"file": None, "groups": GROUPS, "options": [form_field(option, option.default) for option in OPTIONS]}
+
+    def discard_refused(self) -> bool:
+        self.calls.append("discard")
+        return False
+
+    def change_settings(self, changes: dict[str, object], reached: str | None = None) -> list[Phrase]:
+        self.calls.append(f"change {changes}")
+        return []
+
+    def change_at_hand(self, key: str, value: object) -> list[Phrase]:
+        self.calls.append(f"at hand {key}={value}")
+        return []
+
+    def restart(self) -> float:
+        self.calls.append("restart")
+        return 0.0

@@ -9,10 +9,12 @@ where mypy checks that it meets the section's protocol. The daemon makes the sta
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from ..web.sections import fake_parts, staff_page
 from ..web.sections.broker import BrokerSection
 from ..web.sections.care import CareSection
 from ..web.sections.checkup import CheckupSection
@@ -29,7 +31,7 @@ from ..web.sections.power import PowerSection
 from ..web.sections.security import SecuritySection
 from ..web.sections.setup import SetupPage
 from ..web.sections.wifi import WifiSection
-from ..web.staff import Parts, Section
+from ..web.staff import Parts, Section, StaffPage
 from . import broker_desk, code_desk, health_desk, offsite_desk
 from .broker_desk import BrokerDesk
 from .care_desk import CareDesk
@@ -38,6 +40,7 @@ from .files_desk import FilesDesk
 from .health_desk import HealthDesk
 from .offsite_desk import OffsiteDesk
 from .root_helper import RootHelper
+from .staff_desk import FakeDesk
 
 if TYPE_CHECKING:
     from ..night.recorder import Recorder
@@ -114,3 +117,9 @@ def parts(table: Running, helper: RootHelper) -> Parts:
 
     return made_for
 
+
+def stand_in_page(desk: FakeDesk, folder: Path | None, instead: Mapping[str, object] | None = None,
+                  **settings: Any) -> StaffPage:
+    """The staff page on a stand-in table (tests, the screenshots): each section given its stand-in
+    (``web.sections.FAKES``) or ``instead``'s by its name; ``settings`` as ``staff_page``'s."""
+    return staff_page(desk, fake_parts(desk, instead), folder, **settings)

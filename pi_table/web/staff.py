@@ -449,6 +449,55 @@ class TableCode(Protocol):
         """The owner has seen the notice: it goes. Whether there was one."""
 
 
+class FakeHelper:
+    """A root helper that takes nothing, for tests and the screenshots: each act asked is recorded
+    in ``calls`` (its arguments after it), and none is refused."""
+
+    spool = Path("/nonexistent/pi-table-spool")  # where a root helper would take its requests: none here
+
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
+
+    def ask(self, act: str, **args: str) -> Text | None:
+        self.calls.append(" ".join([act, *(str(value) for value in args.values())]))
+        return None
+
+
+class FakeTableCode:
+    """The code on a stand-in table's screen (``TableCode``), made when a page first asks for it;
+    its use and the owner's reset recorded in ``calls``, the reset's notice kept until acknowledged."""
+
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
+        self.notice: Phrase | None = None
+        self._recovery: Recovery | None = None
+
+    @property
+    def recovery(self) -> Recovery:
+        self._recovery = self._recovery or Recovery()
+        return self._recovery
+
+    def recovered(self) -> None:
+        self.calls.append("recovered")
+
+    def wipe_owners_part(self) -> list[str]:
+        """The buttons' reset: nothing of the owner's here, recorded."""
+        self.calls.append("wipe")
+        return []
+
+    def owner_reset(self, how: str, address: str | None, wiped: list[str]) -> None:
+        self.calls.append(f"owner reset {how}")
+        self.notice = Phrase.of("the owner's passphrase was reset with the recovery code at {time} from {address}. "
+                                "The owner acknowledges it on the staff page", time="now", address=address)
+
+    def owner_notice(self) -> Text | None:
+        return self.notice
+
+    def acknowledge_reset(self) -> bool:
+        seen, self.notice = self.notice is not None, None
+        return seen
+
+
 Part = TypeVar("Part")
 """The part of the table a section takes (its own small protocol, which the daemon's desk meets)."""
 

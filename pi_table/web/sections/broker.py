@@ -91,6 +91,41 @@ class Broker(Protocol):
     def given(self, name: str) -> None: ...
 
 
+class FakeBroker:
+    """The café's broker on a stand-in table that is none yet: each change asked recorded in ``calls``."""
+
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
+
+    def view(self, lang: str) -> dict[str, Any]:
+        return {"installed": True, "helper": None, "ours": True, "address": "bar-1.local", "port": 8883,
+                "this_table": "bar-1", "uses": True, "pending": None, "last": None, "refused": None,
+                "tables": [{"name": "bar-2", "broker": "mqtts://bar-2@bar-1.local:8883", "password": "to-give"}],
+                "suggested": {"address": "bar-1.local", "table": "bar-1", "tables": ["bar-2"]}}
+
+    def ca(self) -> bytes | None:
+        return b"-----BEGIN CERTIFICATE-----\n"
+
+    def set_up(self, address: str, table: str, others: list[str], reached: str | None) -> Text | None:
+        self.calls.append(f"broker set-up {address} {table} {others}")
+        return None
+
+    def add(self, names: list[str], reached: str | None) -> Text | None:
+        self.calls.append(f"broker add {names}")
+        return None
+
+    def renew(self, name: str, reached: str | None) -> Text | None:
+        self.calls.append(f"broker renew {name}")
+        return None
+
+    def remove(self, name: str, reached: str | None) -> Text | None:
+        self.calls.append(f"broker remove {name}")
+        return None
+
+    def given(self, name: str) -> None:
+        self.calls.append(f"broker given {name}")
+
+
 class BrokerSection(Section[Broker]):
     """The café's broker's routes under ``/staff/api/``, all the owner's: its view holds the
     passwords the other tables are to be given."""

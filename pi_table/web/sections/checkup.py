@@ -69,6 +69,40 @@ class Checkup(Protocol):
         """The last tuning's suggestions written as a trial, as a change of settings; [] or why not."""
 
 
+NOT_CONNECTED = Phrase.of("the touch board is not connected: check its USB cable, then start again")
+"""The table's refusal while its board is unplugged (``daemon.checkup``), as the stand-in says it."""
+
+
+class FakeCheckup:
+    """A stand-in table whose board is unplugged (tests, the screenshots): the self-test and the
+    tuning refused as the table refuses them then, each asked recorded in ``calls``."""
+
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
+
+    def start_selftest(self) -> Phrase | None:
+        self.calls.append("selftest")
+        return NOT_CONNECTED
+
+    def start_tune(self) -> Phrase | None:
+        self.calls.append("tune")
+        return NOT_CONNECTED
+
+    def stop(self) -> None:
+        self.calls.append("stop checkup")
+
+    def selftest_state(self, lang: str) -> dict[str, Any]:
+        return {"running": False, "busy": False, "test": None}
+
+    def tune_state(self, lang: str) -> dict[str, Any]:
+        return {"running": False, "busy": False, "board": False, "note": None, "problem": None, "message": None,
+                "pads": []}
+
+    def write(self) -> list[Phrase]:
+        self.calls.append("write thresholds")
+        return []
+
+
 class CheckupSection(Section[Checkup]):
     """The self-test's and the tuning's routes under ``/staff/api/``, behind the staff page's checks."""
 

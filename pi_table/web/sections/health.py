@@ -152,6 +152,24 @@ class Table(Protocol):
         """This computer's readings (``{"readings": host.Readings, "address": the companion's URL or None}``)."""
 
 
+class FakeHealth:
+    """The log and the readings of a stand-in table (tests, the screenshots): two lines of this
+    start, no reading, each read of the log recorded in ``calls``."""
+
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
+
+    def log_records(self) -> list[tuple[int, str]]:
+        self.calls.append("log")
+        return [(logging.INFO, "one"), (logging.INFO, "two")]
+
+    def log(self, since: float | None, until: float | None) -> dict[str, Any]:
+        return {"source": "memory", "records": self.log_records(), "note": None}
+
+    def machine(self) -> dict[str, Any]:
+        return {"readings": Readings(None, None, None, None, None, None, None), "address": None}
+
+
 class HealthSection(Section[Table]):
     """``GET health`` (the headline, what needs attention, the devices, the readings, the page's
     address and its QR code, its certificate's fingerprint to compare with a phone's warning), ``GET log`` (``?level=info|warning|error&q=WORDS&since=&until=``) and

@@ -57,6 +57,27 @@ class Updates(Protocol):
     def restarting_run(self) -> float | None: ...
 
 
+class FakeSecurity:
+    """The security updates of a stand-in table, on a schedule that never ran: a run asked now
+    recorded in ``calls``."""
+
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
+
+    def view(self, lang: str) -> dict[str, Any]:
+        return {"schedule": {"every": "daily", "hour": 4}, "running": False, "waits": None, "last": None}
+
+    def run_now(self) -> Text | None:
+        self.calls.append("security")
+        return None
+
+    def attention(self, lang: str) -> list[dict[str, str]]:
+        return []
+
+    def restarting_run(self) -> float | None:
+        return None  # no run: no start is one's restart
+
+
 class SecuritySection(Section[Updates]):
     """The security updates' routes under ``/staff/api/``, behind the staff page's checks."""
 
