@@ -266,7 +266,8 @@ class OwnersTable:
             sections["keys"].keyring = self.keyring  # type: ignore[attr-defined]
             for name in ("keys", "network", "wifi"):
                 sections[name].home = home  # type: ignore[attr-defined]
-            desk.broker.home, desk.broker.etc, desk.broker.port = home, self.mosquitto.etc, self.mosquitto.port
+            broker = sections["broker"].table  # the section's part of the table
+            broker.home, broker.etc, broker.port = home, self.mosquitto.etc, self.mosquitto.port
             self.daemon = daemon
 
     def stop(self) -> None:
