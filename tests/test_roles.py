@@ -142,9 +142,7 @@ def test_every_staff_action_of_the_page_is_named_with_the_role_it_needs(tmp_path
 def test_a_section_that_mounts_a_route_with_no_role_stops_the_page_from_mounting(tmp_path):
     """A section's routes carry their role; one added by hand, beside them, has none."""
 
-    class Careless(Section):
-        name = "careless"
-
+    class Careless(Section, name="careless"):
         def mount(self, app: web.Application) -> None:
             app.add_routes([web.post("/staff/api/format-the-card", self.page.api(self.act))])
 

@@ -95,12 +95,8 @@ class TinyPart:
         return self.table.config.language
 
 
-class Tiny(Section):
+class Tiny(Section, name="tiny", script="tiny.js", texts=(N_("Tiny's word"),)):
     """A section from a test alone: its route for the staff, one for the owner, a word, a script."""
-
-    name = "tiny"
-    script = "tiny.js"
-    texts = (N_("Tiny's word"),)
 
     class Table(Protocol):
         def language(self) -> str: ...

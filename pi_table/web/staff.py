@@ -521,6 +521,14 @@ class Section(Generic[Part]):
     texts: ClassVar[tuple[str, ...]] = ()
     """Its words on the page, by their English text (its script looks each up with ``t()``)."""
 
+    def __init_subclass__(cls, name: str | None = None, script: str | None = None, texts: tuple[str, ...] = (),
+                          **rest: Any) -> None:
+        """A section's ``name``, ``script`` and ``texts`` given where it is declared, as its shape:
+        ``class KeysSection(Section[Helper], name="keys", script="keys.js", texts=TEXTS)``."""
+        super().__init_subclass__(**rest)
+        if name is not None:
+            cls.name, cls.script, cls.texts = name, script, texts
+
     def __init__(self, page: StaffPage, table: Part) -> None:
         self.page = page
         self.table = table

@@ -13,7 +13,6 @@ to the owner: the view is the owner's, as the files are.
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from typing import Any, Protocol
 
@@ -24,9 +23,7 @@ from ...release import ReleaseError, broker
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, bad, language, reached_on
-
-log = logging.getLogger("pi_table.web.staff")
+from ..staff import Section, bad, language, log, reached_on
 
 TEXTS: tuple[str, ...] = (
     N_("The café's broker"),
@@ -126,13 +123,9 @@ class FakeBroker:
         self.calls.append(f"broker given {name}")
 
 
-class BrokerSection(Section[Broker]):
+class BrokerSection(Section[Broker], name="broker", script="broker.js", texts=TEXTS):
     """The café's broker's routes under ``/staff/api/``, all the owner's: its view holds the
     passwords the other tables are to be given."""
-
-    name = "broker"
-    script = "broker.js"
-    texts = TEXTS
 
     def routes(self) -> list[Route]:
         return [owner("GET", "/staff/api/broker", self._view),  # the passwords the other tables are to be given

@@ -7,7 +7,6 @@ is the contract.
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any, Protocol
 
 from aiohttp import web
@@ -16,9 +15,8 @@ from ...engine.phrase import N_, Phrase
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, staff
-from ..staff import Section, bad, language
+from ..staff import Section, bad, language, log
 
-log = logging.getLogger("pi_table.web.staff")
 SELFTEST_ACTS = ("start", "stop")
 TUNE_ACTS = ("start", "stop", "write")
 
@@ -103,12 +101,8 @@ class FakeCheckup:
         return []
 
 
-class CheckupSection(Section[Checkup]):
+class CheckupSection(Section[Checkup], name="checkup", script="checkup.js", texts=TEXTS):
     """The self-test's and the tuning's routes under ``/staff/api/``, behind the staff page's checks."""
-
-    name = "checkup"
-    script = "checkup.js"
-    texts = TEXTS
 
     def routes(self) -> list[Route]:
         return [staff("GET", "/staff/api/selftest", self._selftest),

@@ -14,7 +14,6 @@ itself if it is not healthy (``daemon.owner_files``).
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any, Protocol
 
 from aiohttp import web
@@ -23,9 +22,8 @@ from ...engine.phrase import N_, Phrase
 from ...ui.i18n import translation
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, bad, language, reached_on, refusal
+from ..staff import Section, bad, language, log, reached_on, refusal
 
-log = logging.getLogger("pi_table.web.staff")
 SAVED = N_("Saved: the table restarts to try it, and goes back by itself if it is not healthy.")
 
 TEXTS: tuple[str, ...] = (
@@ -63,12 +61,8 @@ class Table(Protocol):
         ``change_settings`` does (a trial, the page answering on ``reached`` after it); [] or why not."""
 
 
-class FilesSection(Section[Table]):
+class FilesSection(Section[Table], name="files", script="files.js", texts=TEXTS):
     """The owner's files' routes under ``/staff/api/``, behind the staff page's checks."""
-
-    name = "files"
-    script = "files.js"
-    texts = TEXTS
 
     def routes(self) -> list[Route]:
         return [owner("GET", "/staff/api/files", self._state),  # the certificate, the broker, blocked words

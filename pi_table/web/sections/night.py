@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import logging
 import math
 import re
 import time
@@ -56,9 +55,8 @@ from ...ui.i18n import say, translation
 from ..auth import Session, Throttle
 from ..night import TABLES, night_csv, night_trf, night_xlsx, printable, slips, table_csv, team_page
 from ..roles import Checked, Route, open_to_all, staff
-from ..staff import Section, StaffPage, bad, language
+from ..staff import Section, StaffPage, bad, language, log
 
-log = logging.getLogger("pi_table.web.staff")
 T = TypeVar("T")
 KEPT_NAMED = 5  # the nights kept the desk lists with their names (night.js's KEPT_SHOWN)
 WATCH_S = 0.25  # how often the night's section looks whether the book changed, to tell the spectators' pages
@@ -210,12 +208,8 @@ TEXTS: tuple[str, ...] = (
 """The night's words on the staff page (night.js looks each up by its English text)."""
 
 
-class NightSection(Section[Recorder | None]):
+class NightSection(Section[Recorder | None], name="night", script="night.js", texts=TEXTS):
     """The night's routes on the staff page of ``page``, on the table's ``Recorder``."""
-
-    name = "night"
-    script = "night.js"
-    texts = TEXTS
 
     def __init__(self, page: StaffPage, table: Recorder | None) -> None:
         super().__init__(page, table)

@@ -9,7 +9,6 @@ mail password, and names a host the table sends to. ``daemon.notices`` does the 
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any, Protocol
 
 from aiohttp import web
@@ -19,9 +18,8 @@ from ...engine.phrase import N_
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, bad, language
+from ..staff import Section, bad, language, log
 
-log = logging.getLogger("pi_table.web.staff")
 EVENT_WORDS = {
     "device": N_("A device fails or a touch chip goes silent"),
     "restart": N_("The table restarted after a crash, or rolled a change back"),
@@ -58,12 +56,8 @@ class Notices(Protocol):
     def test(self, url: str = "") -> dict[str, Any]: ...
 
 
-class NotifySection(Section[Notices | None]):
+class NotifySection(Section[Notices | None], name="notify", script="notify.js", texts=TEXTS):
     """The notifications' routes under ``/staff/api/``, behind the staff page's checks."""
-
-    name = "notify"
-    script = "notify.js"
-    texts = TEXTS
 
     def routes(self) -> list[Route]:
         return [owner("GET", "/staff/api/notify", self._view),  # what is set: the URL's service only

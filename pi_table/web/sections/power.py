@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 
 from aiohttp import web
 
@@ -13,9 +12,8 @@ from ...engine.phrase import N_
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Helper, Section, bad, language
+from ..staff import Helper, Section, bad, language, log
 
-log = logging.getLogger("pi_table.web.staff")
 POWER_ACTS = ("reboot", "poweroff")
 
 TEXTS: tuple[str, ...] = (
@@ -29,12 +27,8 @@ TEXTS: tuple[str, ...] = (
 )
 
 
-class PowerSection(Section[Helper]):
+class PowerSection(Section[Helper], name="power", script="power.js", texts=TEXTS):
     """Restart the computer, or shut it down."""
-
-    name = "power"
-    script = "power.js"
-    texts = TEXTS
 
     def routes(self) -> list[Route]:
         return [owner("POST", "/staff/api/power", self._power)]

@@ -10,7 +10,6 @@ is in the console's headline (``SecuritySection.heeded``). ``daemon.security`` d
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from typing import Any, Protocol
 
@@ -20,9 +19,7 @@ from ...engine.phrase import N_, Text
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner, staff
-from ..staff import Section, bad, language
-
-log = logging.getLogger("pi_table.web.staff")
+from ..staff import Section, bad, language, log
 
 TEXTS: tuple[str, ...] = (
     N_("Security updates"),
@@ -78,12 +75,8 @@ class FakeSecurity:
         return None  # no run: no start is one's restart
 
 
-class SecuritySection(Section[Updates]):
+class SecuritySection(Section[Updates], name="security", script="security.js", texts=TEXTS):
     """The security updates' routes under ``/staff/api/``, behind the staff page's checks."""
-
-    name = "security"
-    script = "security.js"
-    texts = TEXTS
 
     def routes(self) -> list[Route]:
         return [staff("GET", "/staff/api/security", self._view),  # the last run, what changed, a reboot due

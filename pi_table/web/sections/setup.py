@@ -16,7 +16,6 @@ its hash alone kept (issue 58): the owner's own way back from a forgotten passph
 from __future__ import annotations
 
 import asyncio
-import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -35,6 +34,7 @@ from ..staff import (
     Section,
     StaffPage,
     bad,
+    log,
     refused,
     refused_key,
     static_file,
@@ -43,7 +43,6 @@ from ..staff import (
 if TYPE_CHECKING:
     from ...release.first_boot import Pending
 
-log = logging.getLogger("pi_table.web.staff")
 COOKIE = "pt_setup_device"
 FIELDS = {"fleet.table_id": "name", "game.language": "language"}
 """The configuration's keys the set-up writes, by the form's field that gives each."""
@@ -125,12 +124,9 @@ class SetupDesk(Protocol):
     def restart(self) -> float: ...
 
 
-class SetupPage(Section[SetupDesk | None]):
+class SetupPage(Section[SetupDesk | None], name="setup", texts=SETUP_TEXTS):
     """The set-up page on the staff page's server, its tries counted as the staff page's logins;
     ``desk`` None: the table is set up (or sets itself up no other way), and the page is gone."""
-
-    name = "setup"
-    texts = SETUP_TEXTS
 
     def __init__(self, page: StaffPage, table: SetupDesk | None) -> None:
         super().__init__(page, table)
