@@ -9,7 +9,6 @@ import http.client
 import http.cookiejar
 import io
 import json
-import logging
 import os
 import random
 import re
@@ -36,7 +35,6 @@ from pi_table.engine import GameRecord, Guess, Rules, Team, make_game, parse_act
 from pi_table.engine.codex import MESSAGES, Codex, CodexState
 from pi_table.engine.codex_rules import CodexRules
 from pi_table.engine.codex_setup import OPTIONAL_ROLES, Fact, Role, Setup
-from pi_table.engine.phrase import Phrase
 from pi_table.protocol import wire
 
 if TYPE_CHECKING:
@@ -945,198 +943,13 @@ def dealt_key(seed: int = 5) -> str:
     return make_game(rules).deal(random.Random(seed)).cells
 
 
-class FakeDesk:
-    """A table that records what the staff page and its sections asked of it: the page's desk and
-    each section's part (the root helper's ``ask``, the self-test, the security updates, the code
-    on the table's screen); it keeps no night and awaits no set-up."""
+def staff_page(desk, folder, instead=None, **settings):
+    """The staff page as the daemon makes it, with every section registered (web.sections), on the
+    stand-in table ``desk`` (``daemon.staff_desk.FakeDesk``): each section given its stand-in, or
+    ``instead``'s by its name."""
+    from pi_table.daemon.staff_parts import stand_in_page  # aiohttp: loaded by the tests of the pages alone
 
-    night = None
-    first_boot = None
-    notices = None  # the owner's notifications: off, as on a table that does not hold its journal
-    spool = Path("/nonexistent/pi-table-spool")  # where a root helper would take its requests: none here
-
-    def __init__(self) -> None:
-        self.calls: list[str] = []
-        self.lang = "en"
-        self.checkup = FakeCheckup(self.calls)
-        self.security = FakeSecurity(self.calls)
-        self.broker = FakeBroker(self.calls)
-        self._recovery = None
-
-    @property
-    def recovery(self):
-        """The code on the table's screen (aiohttp's: made when a page first asks for it)."""
-        from pi_table.web.auth import Recovery
-
-        self._recovery = self._recovery or Recovery()
-        return self._recovery
-
-    def ask(self, act, **args):
-        """The root helper's: ``act`` and its arguments recorded, asked."""
-        self.calls.append(" ".join([act, *(str(value) for value in args.values())]))
-
-    def language(self) -> str:
-        return self.lang
-
-    def table(self, lang: str = "en") -> dict:
-        self.calls.append("table")
-        return {"game_id": "g1", "version": "0", "uptime_s": 1.0, "state": {"game": "codenames", "board": "?" * 25},
-                "health": {"touch": "not working: unplugged", "leds": "ok"}, "warnings": ["touch board disconnected"],
-                "journal": "ok"}
-
-    def new_game(self, game, options, lang):
-        self.calls.append(f"new-game {game} {options}")
-
-    def undo(self, lang):
-        self.calls.append("undo")
-        return Phrase.of("there is nothing to undo")  # the table's refusal, said in the page's language
-
-    def end_game(self, lang):
-        self.calls.append("end-game")
-
-    def history(self, lang):
-        self.calls.append("history")
-        return []
-
-    def settings(self):
-        """The schema's form, every key at its default: a key's field says whether it is the owner's."""
-        from pi_table.config.schema import GROUPS, OPTIONS, form_field
-
-        self.calls.append("settings")
-        return {"file": None, "groups": GROUPS, "options": [form_field(option, option.default) for option in OPTIONS]}
-
-    def discard_refused(self):
-        self.calls.append("discard")
-        return False
-
-    def change_settings(self, changes, reached=None):
-        self.calls.append(f"change {changes}")
-        return []
-
-    def change_at_hand(self, key, value):
-        self.calls.append(f"at hand {key}={value}")
-        return []
-
-    def log_records(self):
-        self.calls.append("log")
-        return [(logging.INFO, "one"), (logging.INFO, "two")]
-
-    def log(self, since, until):
-        return {"source": "memory", "records": self.log_records(), "note": None}
-
-    def machine(self):
-        from pi_table.host import Readings
-
-        return {"readings": Readings(None, None, None, None, None, None, None), "address": None}
-
-    def power(self, act):
-        self.calls.append(f"power {act}")
-
-    def recovered(self):
-        self.calls.append("recovered")
-
-    def wipe_owners_part(self):
-        """The buttons' reset: nothing of the owner's here, recorded."""
-        self.calls.append("wipe")
-        return []
-
-    def owner_reset(self, how, address, wiped):
-        self.calls.append(f"owner reset {how}")
-        self.notice = Phrase.of("the owner's passphrase was reset with the recovery code at {time} from {address}. "
-                                "The owner acknowledges it on the staff page", time="now", address=address)
-
-    def owner_notice(self):
-        return getattr(self, "notice", None)
-
-    def acknowledge_reset(self):
-        seen, self.notice = self.owner_notice() is not None, None
-        return seen
-
-    def restart(self):
-        self.calls.append("restart")
-
-
-class FakeCheckup:
-    """A table with no board to test or tune: the self-test and the tuning refused, recorded."""
-
-    def __init__(self, calls: list[str]) -> None:
-        self.calls = calls
-
-    def start_selftest(self):
-        self.calls.append("selftest")
-        return Phrase.of("no board")
-
-    def start_tune(self):
-        self.calls.append("tune")
-        return Phrase.of("no board")
-
-    def stop(self):
-        self.calls.append("stop checkup")
-
-    def selftest_state(self, lang):
-        return {"running": False, "busy": False, "test": None}
-
-    def tune_state(self, lang):
-        return {"running": False, "busy": False, "board": False, "note": None, "problem": None, "message": None,
-                "pads": []}
-
-    def write(self):
-        self.calls.append("write thresholds")
-        return []
-
-
-class FakeSecurity:
-    """The security updates on a schedule that never ran: a run asked now recorded."""
-
-    def __init__(self, calls: list[str]) -> None:
-        self.calls = calls
-
-    def view(self, lang):
-        return {"schedule": {"every": "daily", "hour": 4}, "running": False, "waits": None, "last": None}
-
-    def run_now(self):
-        self.calls.append("security")
-
-    def attention(self, lang):
-        return []
-
-    def restarting_run(self):
-        return None  # no run: no start is one's restart
-
-
-class FakeBroker:
-    """The café's broker on a table that is none yet: each change asked recorded."""
-
-    def __init__(self, calls: list[str]) -> None:
-        self.calls = calls
-
-    def view(self, lang):
-        return {"installed": True, "helper": None, "ours": True, "address": "bar-1.local", "port": 8883,
-                "this_table": "bar-1", "uses": True, "pending": None, "last": None, "refused": None,
-                "tables": [{"name": "bar-2", "broker": "mqtts://bar-2@bar-1.local:8883", "password": "to-give"}],
-                "suggested": {"address": "bar-1.local", "table": "bar-1", "tables": ["bar-2"]}}
-
-    def ca(self):
-        return b"-----BEGIN CERTIFICATE-----\n"
-
-    def set_up(self, address, table, others, reached):
-        self.calls.append(f"broker set-up {address} {table} {others}")
-
-    def add(self, names, reached):
-        self.calls.append(f"broker add {names}")
-
-    def renew(self, name, reached):
-        self.calls.append(f"broker renew {name}")
-
-    def given(self, name):
-        self.calls.append(f"broker given {name}")
-
-
-def staff_page(desk, folder, **settings):
-    """The staff page as the daemon makes it, with every section registered (web.sections)."""
-    from pi_table.web import sections  # aiohttp: loaded by the tests of the pages alone
-
-    return sections.staff_page(desk, folder, **settings)
+    return stand_in_page(desk, folder, instead, **settings)
 
 
 SHORTCUTS = {
@@ -1713,6 +1526,11 @@ def played_at(recorder: Recorder, seed: int = 1) -> NightGame | None:
     return recorder.seen(session.id, lambda: session.public_view().to_json())
 
 
+def part(daemon, section: str):
+    """The part of ``daemon``'s table its staff page gave the section named ``section`` (``daemon.staff_parts``)."""
+    return next(made for made in daemon.companion.staff.sections if made.name == section).table
+
+
 # --- the set-up page's phones and a fresh table in this process (test_setup_page, test_setup_from_stick) ---
 
 
@@ -1764,7 +1582,7 @@ class FreshTable:
         self.runner = threading.Thread(target=self.daemon.run, daemon=True)
         self.runner.start()
         assert self.daemon.wait_for_phones()
-        desk = self.daemon.staff_desk
+        desk = self.daemon.helper
         assert desk is not None
         self.spool = desk.spool = tmp_path / "requests"
         desk.helper_missing = lambda: None

@@ -24,7 +24,7 @@ from pi_table.release.keys import Keyring
 from pi_table.release.layout import Releases
 from pi_table.release.service_user import ServiceUser
 
-from helpers import InProcessDaemon, MosquittoUnit, Staff, StaffTable, dealt_key, require_tools, wait_for
+from helpers import InProcessDaemon, MosquittoUnit, Staff, StaffTable, dealt_key, part, require_tools, wait_for
 
 HASH = broker.password_hash("x" * 24)
 BAD_NAMES = ["bar\n1", "bar:1", "bar#1", "bar+1", "bar/1", "bar 1", "bar\u200b1", "bar\x001", "b" * 65, "", 7,
@@ -98,9 +98,9 @@ class Cafe:
 
     def _wire(self) -> None:
         daemon = self.table.daemon
-        assert daemon.staff_desk is not None
-        daemon.staff_desk.spool, daemon.staff_desk.helper_missing = self.spool, lambda: None
-        desk = daemon.staff_desk.broker  # the section's part of the table
+        assert daemon.helper is not None
+        daemon.helper.spool, daemon.helper.helper_missing = self.spool, lambda: None
+        desk = part(daemon, "broker")  # the section's part of the table
         desk.home, desk.etc, desk.port = self.home, self.unit.etc, self.unit.port
 
     def staff(self) -> Staff:

@@ -190,11 +190,11 @@ def test_the_discussion_runs_on_the_tables_clock_and_the_phones_see_it(codex_dae
 def test_a_phones_refusal_goes_back_to_it_alone_and_an_old_games_page_cannot_act(codex_in_process):
     daemon = codex_in_process
     game_id = daemon.session.id
-    refusal = daemon._act(game_id, seat_role(0), "vote 0 1")
+    refusal = daemon.act(game_id, seat_role(0), "vote 0 1")
     assert "vote" in str(refusal) and daemon.loop.message is None  # not on the table's screen
-    assert daemon._act(game_id, seat_role(0), "send 0 1 role") is None
+    assert daemon.act(game_id, seat_role(0), "send 0 1 role") is None
     assert daemon.answer({"command": "new-game"})["ok"]
-    old_page = daemon._act(game_id, seat_role(1), "send 1 2 role")
+    old_page = daemon.act(game_id, seat_role(1), "send 1 2 role")
     assert str(old_page) == "this page belonged to a game that has ended"
     assert say(old_page, "it") == "questa pagina era di una partita finita"  # said in the page's language
     assert daemon.session.state.acted == ()

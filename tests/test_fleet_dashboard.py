@@ -128,7 +128,7 @@ def test_a_table_whose_retained_status_is_cleared_is_forgotten_and_another_is_no
 def test_a_tables_warnings_are_shown_in_the_pages_language_whatever_the_table_speaks():
     """An English table on an Italian dashboard: its screen's warnings come said in every
     language the table speaks (the reporter's ``warnings_in``), and the page shows its own."""
-    from pi_table.daemon.run import fleet_warnings
+    from pi_table.daemon.fleet_reports import fleet_warnings
     from pi_table.fleet.reporter import status_message
     from pi_table.table.input import WIPE_WARNING
 

@@ -200,10 +200,10 @@ def test_the_certificate_is_renewed_when_the_address_changes_while_the_table_run
     table notices the address the pages lead phones to change, renews its certificate for it
     with the same key, and the https pages hand the new one to the next phone: no restart."""
     require_tools("openssl")
-    from pi_table.daemon import run
+    from pi_table.daemon import phones
 
     address = ["192.0.2.7"]  # what the table finds phones reach it by, from one moment to the next
-    monkeypatch.setattr(run, "_reachable_address", lambda host: address[0])
+    monkeypatch.setattr(phones, "_reachable_address", lambda host: address[0])
     config = tmp_path / "config.toml"
     config.write_text(ON_THE_NETWORK)
     table = InProcessDaemon(config)

@@ -48,8 +48,8 @@ def test_the_owner_adds_and_revokes_a_release_key_on_the_page_and_its_fingerprin
     table = StaffTable(tmp_path / "table", dealt_key())
     try:
         daemon = table.daemon
-        assert daemon.staff_desk is not None
-        daemon.staff_desk.spool, daemon.staff_desk.helper_missing = spool, lambda: None
+        assert daemon.helper is not None
+        daemon.helper.spool, daemon.helper.helper_missing = spool, lambda: None
         assert daemon.companion is not None and daemon.companion.staff is not None
         keys = next(section for section in daemon.companion.staff.sections if section.name == "keys")
         keys.keyring, keys.home = keyring, acts.releases.home  # type: ignore[attr-defined]

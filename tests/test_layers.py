@@ -466,7 +466,9 @@ def test_a_device_used_out_of_order_is_a_pi_table_error(tmp_path):
 ROOMS = {
     "config": ["schema", "settings", "machine", "loading", "writing", "trial"],
     "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "offsite", "restarts", "checkup",
-               "notices", "owner_files", "broker_desk", "owner_notice", "owners_part", "staff_desk", "first_boot", "security", "fleet_dashboard", "run"],
+               "root_helper", "notices", "owner_files", "files_desk", "broker_desk", "owner_notice", "owners_part", "code_desk",
+               "health_desk", "care_desk", "offsite_desk", "staff_desk", "first_boot", "security", "staff_parts",
+               "fleet_dashboard", "at_hand", "fleet_reports", "notice_board", "phones", "commands", "run"],
     "web": ["tokens", "seats", "runner", "auth", "acts", "roles", "snapshot", "pages", "codex_pages", "games", "texts", "night", "staff",
             "server"],
     "cli": ["frame", "output", "window", "tables", "script", "grid", "codex", "games", "options", "play", "board", "control", "service",

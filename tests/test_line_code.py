@@ -18,6 +18,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 import pytest
 
+from pi_table.daemon.staff_desk import FakeDesk
 from pi_table.web import Companion
 from pi_table.web.auth import CODE_DIGITS, CODE_KEPT_S, WINDOW_S, LineCode, Throttle
 from pi_table.web.roles import set_passphrase
@@ -28,7 +29,6 @@ from helpers import (
     STAFF_CONFIG,
     STAFF_PIN,
     Clock,
-    FakeDesk,
     Staff,
     service_daemon,
     staff_page,

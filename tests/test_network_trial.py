@@ -185,7 +185,7 @@ def test_the_owner_renames_the_table_on_the_page_and_reaching_it_by_its_new_name
     table = StaffTable(tmp_path / "table", dealt_key())
     try:
         daemon = table.daemon
-        daemon.staff_desk.spool, daemon.staff_desk.helper_missing = spool, lambda: None
+        daemon.helper.spool, daemon.helper.helper_missing = spool, lambda: None
         section = next(section for section in daemon.companion.staff.sections if section.name == "network")
         section.home = acts.releases.home
         staff = Staff(table.base)

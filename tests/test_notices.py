@@ -119,8 +119,8 @@ def security_ran(table: StaffTable) -> None:
     home.mkdir()
     (home / "security.json").write_text(json.dumps({"running": False, "began": time.time() - 60, "at": time.time(),
                                                     "outcome": "done", "changed": [], "reboot": False}))
-    assert table.daemon.staff_desk is not None
-    table.daemon.staff_desk.home = home
+    assert table.daemon.helper is not None
+    table.daemon.helper.home = home
 
 
 def backup_fails(table: StaffTable, monkeypatch) -> None:
@@ -193,8 +193,8 @@ def test_the_helpers_runs_before_the_first_start_with_notifications_are_not_told
                                                     "at": time.time() - 7 * 86400 + 60, "outcome": "done"}))
     table = StaffTable(tmp_path, dealt_key(), extra=notified(tmp_path, receiver.url))
     try:
-        assert table.daemon.notices is not None and table.daemon.staff_desk is not None
-        assert table.daemon.staff_desk.home == home
+        assert table.daemon.notices is not None and table.daemon.helper is not None
+        assert table.daemon.helper.home == home
         wait_for(lambda: table.daemon.notices._held, "the first look", 10)
         time.sleep(0.5)
         assert receiver.bodies() == []
@@ -252,8 +252,8 @@ def stick_fails(table: StaffTable, monkeypatch) -> None:
     (table.folder / "stick").mkdir()
     machine = StickMachine(table.folder / "stick", USB_STICK, mount_fails=True)
     machine.night("20261126-040000")
-    assert table.daemon.staff_desk is not None
-    table.daemon.staff_desk.home = machine.helper.releases.home
+    assert table.daemon.helper is not None
+    table.daemon.helper.home = machine.helper.releases.home
     for _ in range(2):
         assert helper.to_stick(machine.helper, io.StringIO()) == 1
         time.sleep(0.3)  # three looks of the watch between the tries

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pi_table.daemon import backup
+from pi_table.daemon.staff_desk import FakeDesk
 from pi_table.release import helper, requests
 from pi_table.release.keys import Keyring
 from pi_table.release.layout import Releases
@@ -51,7 +52,7 @@ class HelperAtWork:
 
     def serve(self, daemon) -> None:
         """``daemon``'s staff page asks this helper, and its keys section reads this keyring."""
-        desk = daemon.staff_desk
+        desk = daemon.helper
         desk.spool, desk.home, desk.helper_missing = self.spool, self.acts.releases.home, lambda: None
         keys = next(section for section in daemon.companion.staff.sections if section.name == "keys")
         keys.keyring, keys.home = self.keyring, self.acts.releases.home
@@ -110,7 +111,7 @@ def test_staff_at_the_buttons_reset_the_passphrase_and_get_none_of_the_owners_se
             assert piece in notice, piece
         status = daemon.answer({"command": "status"})
         assert notice in status["warnings"]  # pi-table status
-        reported = daemon.loop.call(daemon._fleet_status)["warnings_in"]  # the fleet's dashboard, in its language
+        reported = daemon.loop.call(daemon.fleet_reports.status)["warnings_in"]  # the fleet's dashboard, in its language
         assert notice in reported["en"] and any("reimpostata con i pulsanti del tavolo" in said for said in reported["it"])
         shown = daemon.devices.screen.screen.screen.models[-1]  # the phones' and the fleet's screens wrap the table's
         assert notice in [str(warning) for warning in shown.warnings]
@@ -134,7 +135,7 @@ def page(tmp_path):
     from pi_table.web.roles import set_passphrase
     from pi_table.web.staff import set_pin
 
-    from helpers import STAFF_PIN, FakeDesk, staff_page
+    from helpers import STAFF_PIN, staff_page
 
     set_pin(tmp_path, STAFF_PIN)
     set_passphrase(tmp_path, OWNER_PASSPHRASE)

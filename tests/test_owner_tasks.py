@@ -259,14 +259,15 @@ class OwnersTable:
             self.runner = threading.Thread(target=daemon.run, daemon=True)
             self.runner.start()
             assert daemon.wait_for_phones() and daemon.companion is not None
-            desk = daemon.staff_desk
+            desk = daemon.helper
             desk.spool, desk.helper_missing, desk.keyring, desk.home = self.spool, lambda: None, self.keyring, home
             daemon.security.home, daemon.security.reboot_flag = home, self.machine.flag
             sections = {section.name: section for section in daemon.companion.staff.sections}
             sections["keys"].keyring = self.keyring  # type: ignore[attr-defined]
             for name in ("keys", "network", "wifi"):
                 sections[name].home = home  # type: ignore[attr-defined]
-            desk.broker.home, desk.broker.etc, desk.broker.port = home, self.mosquitto.etc, self.mosquitto.port
+            broker = sections["broker"].table  # the section's part of the table
+            broker.home, broker.etc, broker.port = home, self.mosquitto.etc, self.mosquitto.port
             self.daemon = daemon
 
     def stop(self) -> None:

@@ -12,7 +12,8 @@ from pi_table.cli import GROUPS
 from pi_table.ui import messages
 
 SHOWN = ("pi_table/web/", "pi_table/release/desk.py", "pi_table/release/helper.py", "pi_table/release/keys.py", "pi_table/release/bundle.py",
-         "pi_table/daemon/staff_desk.py", "pi_table/daemon/backup.py", "pi_table/daemon/owner_files.py",
+         "pi_table/daemon/staff_desk.py", "pi_table/daemon/root_helper.py", "pi_table/daemon/health_desk.py",
+         "pi_table/daemon/care_desk.py", "pi_table/daemon/offsite_desk.py", "pi_table/daemon/backup.py", "pi_table/daemon/owner_files.py",
          "pi_table/daemon/first_boot.py", "pi_table/daemon/selftest.py", "pi_table/daemon/checkup.py",
          "pi_table/daemon/restarts.py", "pi_table/daemon/run.py", "pi_table/drivers/touchboard.py",
          "pi_table/hal/tuning.py")

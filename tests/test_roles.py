@@ -18,15 +18,15 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
+from pi_table.daemon.staff_desk import FakeDesk
 from pi_table.night.book import Book
 from pi_table.night.recorder import Recorder
 from pi_table.web import Companion
 from pi_table.web.auth import secret_matches
 from pi_table.web.roles import OWNER, OWNER_FILE, OWNER_S, STAFF, owners_keys, role, set_passphrase
-from pi_table.web.sections import staff_page
 from pi_table.web.staff import ATTEMPTS_OVERALL, ATTEMPTS_PER_ADDRESS, CSRF_HEADER, Section, StaffPage, set_pin
 
-from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, Clock, FakeDesk, Staff, wait_for
+from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, Clock, Staff, staff_page, wait_for
 from helpers import STAFF_PIN as PIN
 
 OWNERS = {("POST", "/staff/api/power"), ("POST", "/staff/api/restore"), ("GET", "/staff/api/update"),
@@ -52,11 +52,19 @@ their Apprise URL is a secret, and a test sends to a host it names."""
 
 
 class RolesDesk(FakeDesk):
-    """A table that also answers the owner's actions, recording them, and keeps game nights (none yet)."""
+    """A table that also answers the owner's backups and updates, recording them, and keeps game nights (none yet)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.night = Recorder(Book(Path(tempfile.mkdtemp(prefix="pi-table-roles-")) / "nights"), "1")
+        self.care = RolesCare(self.calls)
+
+
+class RolesCare:
+    """Backup and updates' part of the table, each act recorded in ``calls``."""
+
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
 
     def releases(self, lang, repository):
         self.calls.append("releases")
@@ -80,7 +88,7 @@ class RolesDesk(FakeDesk):
 def full_page(desk, folder, **settings) -> StaffPage:
     """The staff page as the daemon makes it, with every section registered: the console's, the
     owner's files, a game night, the Wi-Fi, the security updates, the release keys, the network."""
-    return staff_page(desk, folder, **settings)
+    return staff_page(desk, folder, instead={"care": desk.care, "night": desk.night}, **settings)
 
 
 @pytest.fixture
@@ -134,9 +142,7 @@ def test_every_staff_action_of_the_page_is_named_with_the_role_it_needs(tmp_path
 def test_a_section_that_mounts_a_route_with_no_role_stops_the_page_from_mounting(tmp_path):
     """A section's routes carry their role; one added by hand, beside them, has none."""
 
-    class Careless(Section):
-        name = "careless"
-
+    class Careless(Section, name="careless"):
         def mount(self, app: web.Application) -> None:
             app.add_routes([web.post("/staff/api/format-the-card", self.page.api(self.act))])
 
@@ -191,7 +197,7 @@ def test_without_a_passphrase_the_owners_actions_say_how_to_set_one(tmp_path, de
         reset = {"code": "1", "pin": "123456", "passphrase": "anything at all"}
         status, answer = Staff(companion.base_url).call("POST", "/staff/recover", reset)
         assert status == 403 and "wrong or expired code" in answer["error"]  # no code live: no word of the passphrase
-        desk.recovery.issue()
+        desk.code.recovery.issue()
         assert Staff(companion.base_url).call("POST", "/staff/recover", reset) == (409, unset)  # a code live: how to set one
         staff.lang = "it"
         assert staff.call("POST", "/staff/api/power", {"act": "reboot"})[1]["error"] == (
@@ -220,7 +226,7 @@ def test_a_staff_session_acts_as_the_owner_for_ten_minutes_once_it_gives_the_pas
     staff.as_owner()
     assert staff.call("POST", "/staff/api/owner", {"end": True}) == (200, {"set": True, "left_s": 0, "recovery": False, "results": {}})
     assert staff.call("POST", "/staff/api/power", {"act": "poweroff"})[0] == 403
-    assert desk.calls == ["power reboot", "update repository"]
+    assert desk.calls == ["reboot", "update repository"]  # the helper asked to reboot, then to update
 
     staff.as_owner()
     again = Companion(staff=full_page(desk, tmp_path, session_s=3600, clock=clock))  # the service restarted

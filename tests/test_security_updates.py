@@ -142,7 +142,7 @@ class Idle:
         self.config = SimpleNamespace(security=schedule)
         self.session = SimpleNamespace(journal=SimpleNamespace(path=journal), record=SimpleNamespace(moves=3),
                                        state=SimpleNamespace(is_over=False))
-        self.staff_desk = SimpleNamespace(ask=lambda act, **args: self.asked.append(act))
+        self.helper = SimpleNamespace(ask=lambda act, **args: self.asked.append(act))
 
     def moved(self, when: float) -> None:
         os.utime(self.journal, (when, when))
@@ -263,8 +263,8 @@ def test_the_staff_page_shows_the_last_run_the_owner_runs_it_now_and_an_unhealth
         machine = DebianMachine(tmp_path / "system", healthy=False)
         daemon = table.daemon
         daemon.security.home, daemon.security.reboot_flag = machine.helper.releases.home, machine.flag
-        assert daemon.staff_desk is not None
-        daemon.staff_desk.spool, daemon.staff_desk.helper_missing = tmp_path / "spool", lambda: None
+        assert daemon.helper is not None
+        daemon.helper.spool, daemon.helper.helper_missing = tmp_path / "spool", lambda: None
         staff = Staff(table.base)
         staff.login()
         status, seen = staff.call("GET", "/staff/api/security")

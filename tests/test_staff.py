@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from pi_table.daemon.staff_desk import FakeDesk
 from pi_table.engine import Rules
 from pi_table.engine.codex import STEPS
 from pi_table.web import Companion, auth
@@ -41,7 +42,7 @@ from pi_table.web.staff import (
 
 from helpers import STAFF_CONFIG as CONFIG
 from helpers import STAFF_PIN as PIN
-from helpers import Clock, FakeDesk, Staff, dealt_key, guess_from, self_signed, staff_page, wait_for
+from helpers import Clock, Staff, dealt_key, guess_from, self_signed, staff_page, wait_for
 from helpers import StaffTable as InProcessTable
 
 
@@ -920,7 +921,7 @@ def test_over_https_the_pin_and_the_cookie_never_cross_the_wifi_in_clear(tmp_pat
     """[web] tls_cert and tls_key: the companion serves https (the staff cookie is Secure), and
     plain http on its port gets nowhere."""
 
-    from pi_table.daemon.run import _tls, _TlsError
+    from pi_table.daemon.phones import _tls, _TlsError
 
     cert, key = self_signed(tmp_path)
     set_pin(tmp_path, PIN)
@@ -963,8 +964,8 @@ def test_login_undo_new_game_config_and_logout_on_a_phone(tmp_path, browser, lan
     words = WORDS[lang]
     table = InProcessTable(tmp_path, dealt_key(), lang)  # the page starts in the table's language, whatever the phone's
     restarts: list[bool] = []
-    assert table.daemon.staff_desk is not None
-    table.daemon.staff_desk.restart = lambda: restarts.append(True)  # type: ignore[method-assign]  # systemd's part
+    assert table.daemon.companion is not None and table.daemon.companion.staff is not None
+    table.daemon.companion.staff.desk.restart = lambda: restarts.append(True)  # type: ignore[method-assign]  # systemd's part
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
                                   locale="en-GB" if lang == "it" else "it-IT")
     try:

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from pi_table.daemon.staff_desk import FakeDesk
 from pi_table.web.sections import SECTIONS
 
-from helpers import OWNER_PASSPHRASE, dealt_key, owner_login, staff_login
+from helpers import OWNER_PASSPHRASE, dealt_key, owner_login, part, staff_login
 from helpers import StaffTable as InProcessTable
 
 pytestmark = [pytest.mark.browser, pytest.mark.daemon]
@@ -105,7 +106,7 @@ def test_every_button_of_the_staff_page_works_on_a_phone(tmp_path, browser, lang
             page.click("#night-join button")
             settle(page)
         backup = tmp_path / "backup.tar.gz"
-        backup.write_bytes(table.daemon.staff_desk.backup()[1])
+        backup.write_bytes(part(table.daemon, "care").backup()[1])
         page.set_input_files("#restore-file", str(backup))
         for field, pin in (("#pin-old", "482916"), ("#pin-new", "111111"), ("#pin-again", "222222")):
             page.fill(field, pin)
@@ -203,7 +204,7 @@ def test_the_pages_scripts_are_modules_loaded_by_the_page_its_own_first(tmp_path
 
     from pi_table.web import Companion
 
-    from helpers import FakeDesk, staff_page
+    from helpers import staff_page
 
     companion = Companion(staff=staff_page(FakeDesk(), tmp_path))
     companion.start()

@@ -15,22 +15,24 @@ from pathlib import Path
 
 import pytest
 
+from pi_table.daemon.staff_desk import FakeDesk
 from pi_table.release import requests
 from pi_table.web import Companion
 from pi_table.web.auth import Recovery
 from pi_table.web.roles import set_passphrase
 from pi_table.web.sections.care import RESTORING
+from pi_table.web.sections.health import FakeHealth
 from pi_table.web.staff import set_pin
 
 from helpers import (
     OWNER_PASSPHRASE,
     STAFF_CONFIG,
     SYSTEMD_JOURNAL,
-    FakeDesk,
     InProcessDaemon,
     Staff,
     dealt_key,
     fake_journalctl,
+    part,
     raw_post,
     require_tools,
     service_daemon,
@@ -45,7 +47,7 @@ from helpers import StaffTable as InProcessTable
 NEW_PIN = "739104"
 
 
-class ConsoleDesk(FakeDesk):
+class ConsoleHealth(FakeHealth):
     """A table whose log holds lines of each level."""
 
     def log_records(self):
@@ -59,10 +61,10 @@ def console(tmp_path):
     (companion, desk, recovery)."""
     set_pin(tmp_path, PIN)
     set_passphrase(tmp_path, OWNER_PASSPHRASE)
-    desk = ConsoleDesk()
-    companion = Companion(staff=staff_page(desk, tmp_path))
+    desk = FakeDesk()
+    companion = Companion(staff=staff_page(desk, tmp_path, instead={"health": ConsoleHealth(desk.calls)}))
     companion.start()
-    yield companion, desk, desk.recovery
+    yield companion, desk, desk.code.recovery
     companion.stop()
 
 
@@ -144,7 +146,7 @@ def test_power_asks_the_helper_for_exactly_reboot_or_poweroff(console):
         assert status == 400 and 'expected {"act": "reboot"} or {"act": "poweroff"}' in answer["error"]
     assert staff.call("POST", "/staff/api/power", {"act": "reboot"}) == (202, {"ok": True})
     assert staff.call("POST", "/staff/api/power", {"act": "poweroff"})[0] == 202
-    assert [call for call in desk.calls if call.startswith("power")] == ["power reboot", "power poweroff"]
+    assert [call for call in desk.calls if call not in ("settings", "table")] == ["reboot", "poweroff"]  # asked of the helper
 
 
 def test_a_forgotten_pin_is_reset_with_the_code_once_and_only_while_it_lasts(console):
@@ -413,7 +415,7 @@ def test_the_console_on_a_phone_headline_readings_log_pin_and_the_owner(tmp_path
         expect(page.locator("#release-line")).to_contain_text(words["needed"])  # the owner's to see
         expect(page.locator("#owner-line")).to_contain_text(words["locked"])
         backup = tmp_path / "backup.tar.gz"
-        backup.write_bytes(table.daemon.staff_desk.backup()[1])
+        backup.write_bytes(part(table.daemon, "care").backup()[1])
         page.set_input_files("#restore-file", str(backup))  # the owner's: the page asks for the passphrase
         expect(page.locator("#message")).to_contain_text(words["needed"])
         expect(page.locator("#owner-passphrase")).to_be_focused()
@@ -565,7 +567,7 @@ def test_a_restore_on_a_phone_stays_where_the_owner_is_through_the_passphrase_an
         page.click("#login button")
         expect(page.locator("#headline")).to_be_visible()
         backup = tmp_path / "backup.tar.gz"
-        backup.write_bytes(table.daemon.staff_desk.backup()[1])
+        backup.write_bytes(part(table.daemon, "care").backup()[1])
         page.locator("#restore-file").scroll_into_view_if_needed()
         page.set_input_files("#restore-file", str(backup))
         expect(page.locator("#owner-passphrase")).to_be_focused()
@@ -597,7 +599,7 @@ def test_an_uploaded_bundle_is_checked_on_any_table_saying_what_would_happen(tmp
     keyring = Keyring(tmp_path / "keyring")
     keyring.add((tmp_path / "maker-key.pub").read_text(), "maker")
     table = InProcessTable(tmp_path, dealt_key())
-    desk = table.daemon.staff_desk
+    desk = table.daemon.helper
     assert desk is not None
     desk.spool, desk.keyring = tmp_path / "requests", keyring
     good = signed_bundle(tmp_path / "good.tar.gz", key, version="9.9.9").read_bytes()
@@ -632,7 +634,7 @@ def test_updates_and_power_are_asked_of_the_root_helper_and_nothing_else(tmp_pat
 
     table = InProcessTable(tmp_path, dealt_key())
     spool = tmp_path / "requests"
-    desk = table.daemon.staff_desk
+    desk = table.daemon.helper
     assert desk is not None
     desk.spool = spool
     try:
@@ -688,7 +690,7 @@ def test_an_uploaded_bundle_is_written_as_it_comes_and_only_the_last_one_is_kept
 
     table = InProcessTable(tmp_path, dealt_key())
     spool = tmp_path / "requests"
-    desk = table.daemon.staff_desk
+    desk = table.daemon.helper
     assert desk is not None
     desk.spool, desk.helper_missing = spool, lambda: None  # a helper's units, as tests/test_container.py has them
     try:

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from helpers import OWNER_PASSPHRASE, Staff, dealt_key, raw_post, staff_login
+from helpers import OWNER_PASSPHRASE, Staff, dealt_key, part, raw_post, staff_login
 from helpers import StaffTable as InProcessTable
 
 pytestmark = pytest.mark.daemon
@@ -60,7 +60,7 @@ def actions(page, table, tmp_path) -> dict[str, str]:
     page.click("#owner-form button")
     said["unlocked"] = result_of(page)
     backup = tmp_path / "damaged.tar.gz"
-    backup.write_bytes(damaged(table.daemon.staff_desk.backup()[1]))
+    backup.write_bytes(damaged(part(table.daemon, "care").backup()[1]))
     page.set_input_files("#restore-file", str(backup))
     said["restore refused"] = result_of(page)
 
@@ -131,7 +131,7 @@ def test_a_damaged_backup_says_so_in_words(tmp_path):
         staff = Staff(table.base)
         staff.login()
         staff.as_owner()
-        good = table.daemon.staff_desk.backup()[1]
+        good = part(table.daemon, "care").backup()[1]
         for data in (damaged(good), gzip.compress(b"not a tar archive, but gzip all the same" * 20)):
             status, answer = raw_post(table.base, "/staff/api/restore?check", staff, data)
             assert status == 400 and "damaged" in answer["error"], answer

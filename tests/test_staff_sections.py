@@ -5,7 +5,9 @@ the table only its own part (docs/dev/adding-a-staff-section.md)."""
 
 from __future__ import annotations
 
+import ast
 import re
+import types
 import typing
 import urllib.request
 from pathlib import Path
@@ -13,15 +15,16 @@ from typing import Protocol
 
 from aiohttp import web
 
-from pi_table.daemon.staff_desk import StaffDesk
+from pi_table.daemon import staff_parts
 from pi_table.engine.phrase import N_
 from pi_table.web import sections
 from pi_table.web.roles import OWNER, Route, owner, staff
 from pi_table.web.staff import Desk, Section, StaffPage
 
-from helpers import Staff, StaffTable, dealt_key
+from helpers import Staff, StaffTable, dealt_key, parsed
 
 STATIC = Path(sections.__file__).resolve().parent.parent / "static"
+PACKAGE = Path(sections.__file__).resolve().parent.parent.parent
 IMPORT = re.compile(r"""^\s*import\s[^;]*?\sfrom\s+["']\./([\w-]+\.js)["']""", re.MULTILINE | re.DOTALL)
 """A module's import of another of the page's scripts: ``import { a, b } from "./staff.js";``."""
 
@@ -82,12 +85,18 @@ def test_each_section_is_registered_by_its_name_with_its_words_and_its_script_an
     assert all(section.texts for section in registered if section.script)  # a script says words: they are served
 
 
-class Tiny(Section):
-    """A section from a test alone: its route for the staff, one for the owner, a word, a script."""
+class TinyPart:
+    """The tiny section's part of the running table: its language (as a module of ``daemon`` would hold it)."""
 
-    name = "tiny"
-    script = "tiny.js"
-    texts = (N_("Tiny's word"),)
+    def __init__(self, table: staff_parts.Running, helper: object) -> None:
+        self.table = table
+
+    def language(self) -> str:
+        return self.table.config.language
+
+
+class Tiny(Section, name="tiny", script="tiny.js", texts=(N_("Tiny's word"),)):
+    """A section from a test alone: its route for the staff, one for the owner, a word, a script."""
 
     class Table(Protocol):
         def language(self) -> str: ...
@@ -109,14 +118,16 @@ class Tiny(Section):
 
 
 def test_a_section_from_a_test_alone_is_served_by_the_table_as_the_service_starts_it(tmp_path, monkeypatch):
-    """One module (here, the test's class and its script) and one line in the registry: a table
-    started in this process as the service starts it (every check of ``pi-table run``; the
-    registry line is this process's) mounts its routes behind the page's checks with their roles,
-    serves its script after staff.js and its words, and gives it its part of the table."""
+    """One module (here, the test's class and its script), its part of the table (the test's
+    ``TinyPart``) and a line in each registry, the sections' and their parts': a table started in
+    this process as the service starts it (every check of ``pi-table run``; the registry lines are
+    this process's) mounts its routes behind the page's checks with their roles, serves its script
+    after staff.js and its words, and gives it its part of the table."""
     (tmp_path / "static").mkdir()
     (tmp_path / "static" / "tiny.js").write_text('import { section, t } from "./staff.js";\nsection({});\nt("Tiny\'s word");\n')
     monkeypatch.setattr(Tiny, "scripts", tmp_path / "static")
     monkeypatch.setitem(sections.SECTIONS, Tiny.name, Tiny)  # the registry's one line
+    monkeypatch.setattr(staff_parts, "PARTS", (*staff_parts.PARTS, staff_parts.part(Tiny, TinyPart)))  # its part's
     (tmp_path / "table").mkdir()
     table = StaffTable(tmp_path / "table", dealt_key(), "it")
     try:
@@ -151,24 +162,103 @@ def members(protocol: type) -> set[str]:
 
 
 def part_of(section: type) -> type:
-    """The part of the table a section takes: the ``Part`` of its ``Section[Part]``."""
+    """The part of the table a section takes: the ``Part`` of its ``Section[Part]`` (``X`` of ``X | None``)."""
     (part,) = next(typing.get_args(base) for base in section.__orig_bases__ if typing.get_origin(base) is Section)
+    if isinstance(part, types.UnionType):
+        (part,) = (kind for kind in typing.get_args(part) if kind is not type(None))
     assert isinstance(part, type), f"{section.__name__} takes {part!r}: a protocol of its own is expected"
     return part
 
 
 def test_the_desk_the_page_itself_asks_of_is_small_and_each_sections_part_is_its_own():
     """The 29 methods one protocol asked of the daemon (issue 52, 6) are the page's few, and the
-    rest is each section's: what each takes is a small protocol of its own, which the daemon's
-    staff desk gives."""
-    from types import SimpleNamespace
-
+    rest is each section's: what each takes is a small protocol of its own, which an object of the
+    daemon's meets, registered beside the section by one line (``daemon.staff_parts.PARTS``:
+    mypy holds the object to the protocol)."""
     assert members(Desk) == {"language", "table", "new_game", "undo", "end_game", "history", "settings",
                              "discard_refused", "change_settings", "change_at_hand", "restart"}
-    given = set(dir(StaffDesk(SimpleNamespace())))  # its attributes too: the helper's spool
-    taken = {}
+    taken = {section.name: members(part_of(section)) for section in sections.SECTIONS.values()}
+    protocols = {section.name for section in sections.SECTIONS.values() if getattr(part_of(section), "_is_protocol", False)}
+    assert set(sections.SECTIONS) - protocols == {"night", "dashboard"}  # the night's own Recorder; nothing
+    assert all(len(taken[name]) <= 9 for name in protocols), taken
+    assert taken["keys"] == {"ask", "spool"} and taken["security"] == {"view", "run_now", "attention", "restarting_run"}
+    assert taken["dashboard"] == set()
+    registered = [part.section for part in staff_parts.PARTS]
+    assert len(registered) == len(set(registered))
+    assert {name for name, asked in taken.items() if asked} == {section.name for section in registered}
+
+
+def class_members(tree: ast.ClassDef) -> set[str]:
+    """What a class of the package gives, as its source says: its methods and properties, its
+    class attributes and those its methods set on ``self``."""
+    found = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            found.add(node.target.id)
+        elif isinstance(node, ast.Assign):
+            found.update(target.id for target in node.targets if isinstance(target, ast.Name))
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        for target in targets:
+            for each in target.elts if isinstance(target, ast.Tuple) else [target]:
+                if isinstance(each, ast.Attribute) and isinstance(each.value, ast.Name) and each.value.id == "self":
+                    found.add(each.attr)
+    return {name for name in found if not name.startswith("_")}
+
+
+def sections_implemented(package: Path, parts: dict[str, set[str]]) -> dict[str, list[str]]:
+    """Each class of ``package`` that gives all of more than one of ``parts`` (what each section,
+    and the page itself, takes of the table, by name), and which; protocols themselves aside."""
+    found = {}
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(parsed(path)):
+            if not isinstance(node, ast.ClassDef) or any(
+                    getattr(base, "id", getattr(base, "attr", "")) == "Protocol" for base in node.bases):
+                continue
+            given = class_members(node)
+            met = sorted(name for name, asked in parts.items() if asked <= given)
+            if len(met) > 1:
+                found[f"{path.relative_to(package)}::{node.name}"] = met
+    return found
+
+
+def sections_parts() -> dict[str, set[str]]:
+    """What the page (``Desk``) and each section take of the table, one entry a protocol (the
+    sections that share one, as the keys and the Wi-Fi share the root helper, named together)."""
+    named: dict[type, list[str]] = {Desk: ["the page"]}
     for section in sections.SECTIONS.values():
-        taken[section.name] = members(part_of(section))
-    assert all(len(asked) <= 9 for asked in taken.values()), taken
-    assert {name: asked - given for name, asked in taken.items() if asked - given} == {}
-    assert taken["keys"] == {"ask", "spool"} and taken["security"] == {"security"} and taken["dashboard"] == set()
+        if members(part := part_of(section)):
+            named.setdefault(part, []).append(section.name)
+    return {" and ".join(names): members(part) for part, names in named.items()}
+
+
+def test_no_class_of_the_table_gives_more_than_one_sections_part():
+    """Issue 61, 1: the staff desk gave every section's part (38 methods), so each section that
+    needed the table edited it. Each part is now an object of its own beside its section."""
+    assert sections_implemented(PACKAGE, sections_parts()) == {}
+
+
+def test_the_reading_of_the_classes_finds_a_desk_that_gives_two_sections_parts(tmp_path):
+    (tmp_path / "desk.py").write_text(
+        "class Hub:\n    def __init__(self):\n        self.spool, self.other = 1, 2\n"
+        "    def ask(self, act):\n        pass\n    def power(self, act):\n        pass\n"
+        "class Part(Protocol):\n    spool: int\n    def ask(self, act): ...\n    def power(self, act): ...\n")
+    parts = {"keys": {"ask", "spool"}, "power": {"power"}, "health": {"log", "machine"}}
+    assert sections_implemented(tmp_path, parts) == {"desk.py::Hub": ["keys", "power"]}
+
+
+SIZES = {"pi_table/daemon/run.py": "Daemon", "pi_table/daemon/staff_desk.py": "StaffDesk"}
+"""The table's composition root and the staff page's own desk: each wires or answers, and the
+parts it wires live in rooms of their own (issue 61, 1)."""
+
+
+def test_the_daemon_and_the_staff_desk_stay_under_300_lines():
+    root = PACKAGE.parent
+    sizes = {}
+    for path, name in SIZES.items():
+        (node,) = (node for node in parsed(root / path).body if isinstance(node, ast.ClassDef) and node.name == name)
+        assert node.end_lineno is not None
+        sizes[name] = node.end_lineno - node.lineno + 1
+    assert {name: size for name, size in sizes.items() if size >= 300} == {}

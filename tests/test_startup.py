@@ -21,7 +21,7 @@ LATER = ("aiohttp", "pi_table.web", "pi_table.engine.codex", "pi_table.table.cod
          "pi_table.cli.backup", "pi_table.cli.control", "shutil", "csv", "encodings.idna",
          # the catalogues' making (pi_table.ui.messages)
          "pi_table.ui.messages",
-         "pi_table.daemon.staff_desk",
+         "pi_table.daemon.staff_desk", "pi_table.daemon.staff_parts", "pi_table.daemon.root_helper",
          # the drivers and the board's protocol: a simulated table's configuration reads their
          # settings alone (pi_table.drivers.settings)
          "pi_table.drivers.touchboard", "pi_table.drivers.buttons", "pi_table.drivers.ws281x",

@@ -144,8 +144,9 @@ def test_the_table_asks_after_its_night_and_its_page_shows_the_sticks_last_backu
 
     from pi_table.config import load_config
     from pi_table.daemon.backup import Nightly
+    from pi_table.daemon.offsite_desk import OffsiteDesk
+    from pi_table.daemon.root_helper import RootHelper
     from pi_table.daemon.run import Daemon
-    from pi_table.daemon.staff_desk import StaffDesk
 
     machine = StickMachine(tmp_path, SD_CARD, USB_STICK)
     config_path = tmp_path / "table.toml"
@@ -153,9 +154,10 @@ def test_the_table_asks_after_its_night_and_its_page_shows_the_sticks_last_backu
     config = load_config(config_path)
     spool = tmp_path / "spool"
     spool.mkdir()
-    desk = StaffDesk(SimpleNamespace(config=config), spool=spool)
-    desk.home, desk.helper_missing = machine.helper.releases.home, lambda: None
-    table = SimpleNamespace(staff_desk=desk)
+    root = RootHelper(spool=spool)
+    root.home, root.helper_missing = machine.helper.releases.home, lambda: None
+    table = SimpleNamespace(helper=root)
+    desk = OffsiteDesk(SimpleNamespace(config=config), root)
     made = Nightly(config, copies=(lambda config, made: Daemon._to_stick(table, config, made),)).tick()
     assert made is not None and made.parent == machine.backups
     assert json.loads((spool / requests.REQUEST).read_text()) == {"act": "backup-to-stick"}

@@ -78,7 +78,7 @@ class StickRestore(RuleBasedStateMachine):
 
         config = load_config(self.config)
         return SimpleNamespace(config=config, companion=None, fingerprint=None, devices=SimpleNamespace(screen=None),
-                               staff_desk=SimpleNamespace(ask=ask), restarts=SimpleNamespace(
+                               helper=SimpleNamespace(ask=ask), restarts=SimpleNamespace(
                                    lock=threading.Lock(), working=list))
 
     def files(self) -> dict[str, bytes]:

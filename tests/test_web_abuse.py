@@ -420,7 +420,7 @@ def test_guests_holding_every_connection_of_the_pages_leave_a_new_staff_phone_th
     phone that had never logged in got 503 on /staff and the login (no credential to show the
     reserve). The staff and set-up pages listen on their own https port, with a pool of their own:
     the guests' flood on the pages' port leaves it whole."""
-    from pi_table.daemon.run import _tls
+    from pi_table.daemon.phones import _tls
 
     set_pin(tmp_path, PIN)
     cert, key = self_signed(tmp_path)
@@ -453,7 +453,7 @@ def test_addresses_holding_slow_connections_on_the_https_port_leave_a_new_phone_
     table awaiting its set-up has no other) got 503 on /staff and the login. The https pool is
     shared by address: the phone takes the place of the slowest connection of an address holding
     the most, and the flood's own addresses cannot take the phone's back."""
-    from pi_table.daemon.run import _tls
+    from pi_table.daemon.phones import _tls
 
     set_pin(tmp_path, PIN)
     cert, key = self_signed(tmp_path)

@@ -8,7 +8,7 @@ are kept in the journal folder (the service's alone, never in a backup) only unt
 each was given, then forgotten: a new one is the way back. This table's own and the dashboard's
 go, once the helper is done, to files of their own as the owner's other files do, with this
 table's [fleet] broker, table_id, CA, dashboard user and café's tables set to the new broker: a
-change of settings tried as any other (``StaffDesk.give_files``), kept only if the table comes
+change of settings tried as any other (``files_desk.give_files``), kept only if the table comes
 back healthy on it. The helper's own act is a trial of the broker's: the files before come back
 when Mosquitto does not answer on the new ones.
 """
@@ -24,7 +24,7 @@ import time
 import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ..engine.phrase import Phrase, Text
 from ..engine.views import LANGUAGES
@@ -34,9 +34,7 @@ from ..release.desk import said
 from ..release.layout import HOME, Releases
 from ..ui.i18n import say
 from ..web.acts import ActNotes
-
-if TYPE_CHECKING:
-    from ..config import Config
+from .files_desk import Table, give_files
 
 log = logging.getLogger("pi_table.daemon")
 HANDOUT = "broker.handout"  # in the journal folder: the passwords the owner has still to give, and a change asked
@@ -46,36 +44,30 @@ POLL_S = 0.5
 LOOPBACK = "127.0.0.1"  # where this table reaches its own broker: in the certificate, whatever the café's network
 
 
-class Running(Protocol):
-    """The running table, as far as the broker reads it: its settings."""
-
-    config: Config
-
-
-class Desk(Protocol):
-    """What the broker asks of the staff desk (``staff_desk.StaffDesk``): the running table's
-    settings, the root helper, a change of the owner's files and settings as a trial, a restart."""
-
-    helper_missing: Callable[[], Text | None]
-
-    @property
-    def daemon(self) -> Running: ...
-
-    def ask(self, act: str, **args: object) -> Text | None: ...
-
-    def give_files(self, given: list[tuple[str, dict[str, Any]]], more: dict[str, object],
-                   reached: str | None = None) -> list[Phrase]: ...
+class Running(Table, Protocol):
+    """The running table, as far as the broker reads and changes it: its settings, their change as
+    a trial (``files_desk.give_files``), a restart."""
 
     def restart(self) -> float: ...
 
 
+class Helper(Protocol):
+    """The root helper, as the broker asks it to set Mosquitto up (``root_helper.RootHelper``)."""
+
+    helper_missing: Callable[[], Text | None]
+
+    def ask(self, act: str, **args: object) -> Text | None: ...
+
+
 class BrokerDesk:
     """The broker's note in ``home`` (the helper's), Mosquitto's files in ``etc`` (the CA's
-    certificate is read from there), its listener's ``port``; ``desk`` asks the helper and changes
-    the settings. A change asked before a restart is waited for again at the start."""
+    certificate is read from there), its listener's ``port``; ``helper`` sets Mosquitto up, and
+    ``table``'s settings are changed to use it. A change asked before a restart is waited for again
+    at the start."""
 
-    def __init__(self, desk: Desk, home: Path = HOME, etc: Path = broker.ETC, port: int = broker.PORT) -> None:
-        self.desk, self.home, self.etc, self.port = desk, home, etc, port
+    def __init__(self, table: Running, helper: Helper, home: Path = HOME, etc: Path = broker.ETC,
+                 port: int = broker.PORT) -> None:
+        self.table, self.helper, self.home, self.etc, self.port = table, helper, home, etc, port
         self.lock = threading.Lock()
         self.waiter: threading.Thread | None = None
         if self._kept().get("pending") is not None:
@@ -91,12 +83,12 @@ class BrokerDesk:
         address, users = note.get("address"), [user for user in note.get("users") or [] if isinstance(user, str)]
         ours = (self.etc / broker.CONF).exists() and isinstance(address, str)
         handout = kept.get("handout") or {}
-        fleet = self.desk.daemon.config.fleet
+        fleet = self.table.config.fleet
         last = None
         if note.get("act") is not None:
             last = {key: note.get(key) for key in ("act", "outcome", "at")} | {"why": (said(note.get("why")) or {}).get(lang)}
         refused = kept.get("refused")
-        missing = self.desk.helper_missing()
+        missing = self.helper.helper_missing()
         return {
             "installed": shutil.which("mosquitto") is not None or Path("/usr/sbin/mosquitto").exists(),
             "helper": None if missing is None else say(missing, lang),
@@ -125,14 +117,14 @@ class BrokerDesk:
     def _suggested(self) -> dict[str, Any]:
         """What the set-up's form starts with: this machine's .local name, this table's name in the
         fleet, and the café's other tables as [fleet] cafe_tables lists them."""
-        values, host = self.desk.daemon.config.values, socket.gethostname()
+        values, host = self.table.config.values, socket.gethostname()
         table = str(values["fleet.table_id"]) or host
         return {"address": f"{host}.local" if broker.address_problem(host) is None else "", "table": table,
-                "tables": [name for name in self.desk.daemon.config.fleet.cafe_tables if name != table]}
+                "tables": [name for name in self.table.config.fleet.cafe_tables if name != table]}
 
     def _own_user(self) -> str:
         """This table's user at its own broker: the name its set-up gave it (its name in the fleet)."""
-        fleet = self.desk.daemon.config.fleet
+        fleet = self.table.config.fleet
         return str(self._kept().get("table") or fleet.username or fleet.table_id)
 
     # --- what the owner asks -------------------------------------------------------------------
@@ -158,7 +150,7 @@ class BrokerDesk:
             return refused
         try:
             added = broker.tables(names)
-            tables = broker.tables([*self.desk.daemon.config.fleet.cafe_tables, *added])
+            tables = broker.tables([*self.table.config.fleet.cafe_tables, *added])
         except ReleaseError as e:
             return Phrase.of(e.why["template"], **e.why["fields"])
         if not added:
@@ -188,7 +180,7 @@ class BrokerDesk:
             return Phrase.of("{name} is not a table on this broker", name=repr(name[:broker.USER_BYTES]))
         if name == self._own_user():
             return Phrase.of("this table is the broker itself, not a table to take off it")
-        tables = [table for table in self.desk.daemon.config.fleet.cafe_tables if table != name]
+        tables = [table for table in self.table.config.fleet.cafe_tables if table != name]
         return self._ask({"act": "broker-remove", "table": name}, {}, {}, tables, reached)
 
     def given(self, name: str) -> None:
@@ -220,12 +212,12 @@ class BrokerDesk:
                 requests.check(asked)
             except ReleaseError as e:
                 return Phrase.of(e.why["template"], **e.why["fields"])
-            if (missing := self.desk.helper_missing()) is not None:
+            if (missing := self.helper.helper_missing()) is not None:
                 return missing
             kept["pending"] = {"act": asked["act"], "asked": time.time(), "passwords": passwords, "own": own,
                                "tables": tables, "reached": reached, "removed": asked.get("table")}
             self._keep(kept)
-            problem = self.desk.ask(asked["act"], **{key: value for key, value in asked.items() if key != "act"})
+            problem = self.helper.ask(asked["act"], **{key: value for key, value in asked.items() if key != "act"})
             if problem is not None:
                 del kept["pending"]
                 self._keep(kept)
@@ -283,13 +275,13 @@ class BrokerDesk:
                 self._keep(kept)
             return
         log.warning("the café's broker: this table's settings changed to it; restarting to try them")
-        ActNotes(self.desk.daemon.config.paths.journal_dir).done("broker")  # the page says so after the restart
-        self.desk.restart()
+        ActNotes(self.table.config.paths.journal_dir).done("broker")  # the page says so after the restart
+        self.table.restart()
 
     def _use(self, pending: dict[str, Any]) -> list[Phrase]:
         """This table's settings changed to the broker: its own user and password with the CA's
         certificate, the dashboard's, the café's tables."""
-        config = self.desk.daemon.config
+        config = self.table.config
         own, table = pending["own"], pending["tables"][0] if pending["act"] == "broker" else self._own_user()
         given: list[tuple[str, dict[str, Any]]] = []
         if table in own:
@@ -300,13 +292,13 @@ class BrokerDesk:
             given.append(("dashboard", {"port": config.values["fleet.dashboard_port"], "user": broker.DASHBOARD,
                                         "password": own[broker.DASHBOARD]}))
         more: dict[str, object] = {} if pending["tables"] is None else {"fleet.cafe_tables": pending["tables"]}
-        return self.desk.give_files(given, more, pending["reached"])
+        return give_files(self.table, given, more, pending["reached"])
 
     # --- the passwords kept until given ----------------------------------------------------------
 
     @property
     def _path(self) -> Path:
-        return self.desk.daemon.config.paths.journal_dir / HANDOUT
+        return self.table.config.paths.journal_dir / HANDOUT
 
     def _kept(self) -> dict[str, Any]:
         try:

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from ..web.sections.setup import Form
     from .devices import Devices
     from .restarts import Restarts
-    from .staff_desk import StaffDesk
+    from .root_helper import RootHelper
 
 log = logging.getLogger("pi_table.daemon")
 GRACE_S = 30.0  # from the start: Raspberry Pi Imager's Wi-Fi, or a cable, has connected by then
@@ -81,7 +81,7 @@ class Table(Protocol):
     loop: EventLoop
     restarts: Restarts
     companion: Companion | None
-    staff_desk: StaffDesk | None
+    helper: RootHelper | None
     fingerprint: str | None  # the staff pages' certificate's SHA-256, once they have one
 
     @property
@@ -182,9 +182,9 @@ class FirstBoot:
         self.network = network.state()
         now = self.network
         if self.asked is None and now.known and not now.connected and not now.hotspot \
-                and self.clock() - self.began >= self.grace_s and self.daemon.staff_desk is not None \
+                and self.clock() - self.began >= self.grace_s and self.daemon.helper is not None \
                 and self.waiting is not None:
-            problem = self.daemon.staff_desk.ask("hotspot", ssid=self.waiting.ssid, password=self.waiting.password)
+            problem = self.daemon.helper.ask("hotspot", ssid=self.waiting.ssid, password=self.waiting.password)
             self.asked = Phrase.of(NO_WIFI, why=problem) if problem is not None else Phrase.of(OPENING)
             log.warning("no network %.0f s after the start: %s", self.grace_s, say(self.asked, "en"))
         elif self.asked == Phrase.of(OPENING) and not now.hotspot:  # the helper may have failed to open it
@@ -256,8 +256,8 @@ class FirstBoot:
         from ..web.roles import set_passphrase  # with the phones' pages: loaded by now
         from ..web.staff import set_pin
 
-        daemon, desk = self.daemon, self.daemon.staff_desk
-        assert desk is not None  # made with the set-up page
+        daemon, helper = self.daemon, self.daemon.helper
+        assert helper is not None  # made with the set-up page
         if form.restore is not None:
             problems = self._restore(form.restore)
         else:  # not proven where it was reached: the set-up may change networks
@@ -270,14 +270,14 @@ class FirstBoot:
         set_passphrase(self.folder, form.passphrase)
         notes: list[Text] = []
         zone = form.zone if form.zone != zone_now() else None
-        if (zone is not None or form.wifi is not None) and desk.helper_missing() is not None:
+        if (zone is not None or form.wifi is not None) and helper.helper_missing() is not None:
             notes.append(Phrase.of(NO_HELPER))
         else:
-            if zone is not None and (problem := desk.ask("timezone", zone=zone)) is not None:
+            if zone is not None and (problem := helper.ask("timezone", zone=zone)) is not None:
                 notes.append(problem)
-            if form.wifi is not None and not self._taken(desk.spool):
+            if form.wifi is not None and not self._taken(helper.spool):
                 notes.append(Phrase.of(NOT_TAKEN, ssid=form.wifi[0]))
-            elif form.wifi is not None and (problem := desk.ask("wifi", ssid=form.wifi[0], password=form.wifi[1])):
+            elif form.wifi is not None and (problem := helper.ask("wifi", ssid=form.wifi[0], password=form.wifi[1])):
                 notes.append(problem)
         first_boot.set_up(self.folder, by)
         log.warning("the table was set up from %s: it restarts on its new settings", by)
@@ -297,15 +297,15 @@ class FirstBoot:
         gave) from the stick plugged in into the backups folder; None, or why it was not asked."""
         if backup != NEWEST and backup not in self._stick_note().get("listed", []):
             return Phrase.of(NOT_LISTED, backup=backup[:80])
-        desk = self.daemon.staff_desk
-        assert desk is not None  # made with the set-up page
+        helper = self.daemon.helper
+        assert helper is not None  # made with the set-up page
         try:  # the helper's sandbox may write into it, not make it: the service makes it its own
             backups.folder(self.daemon.config).mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as e:
             return Phrase.of("{path}: cannot be written: {error}", path=str(backups.folder(self.daemon.config)),
                              error=e.strerror or str(e))
         self.stick_asked = time.time()
-        return desk.ask(FROM_ACT, backup=backup)
+        return helper.ask(FROM_ACT, backup=backup)
 
     def on_stick(self, lang: str) -> dict[str, Any]:
         """What the page shows of the stick: nothing asked yet, asked and not yet answered, or the

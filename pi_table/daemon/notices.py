@@ -98,14 +98,14 @@ class Table(Protocol):
     nightly: Nightly | None
 
     @property
-    def staff_desk(self) -> Helped | None:
-        """Its staff desk, whose root helper notes how its acts ended in ``home``."""
+    def helper(self) -> Helped | None:
+        """Its root helper, which notes how its acts ended in ``home``."""
 
     def health(self, lang: str = "en") -> dict[str, str]: ...
 
 
 class Helped(Protocol):
-    """The staff desk as the notifications read it: where the root helper's notes are."""
+    """The root helper as the notifications read it: where its notes are."""
 
     home: Path
 
@@ -351,8 +351,8 @@ class Watch:
     def _acts(self) -> dict[str, tuple[str, Phrase]]:
         """The root helper's notes: an update that failed, a security run that ended, the nightly
         backup's copy to a USB stick that failed."""
-        desk = self.daemon.staff_desk  # its helper's home: where the helper notes how its acts ended
-        releases, found = Releases(self.home if desk is None else desk.home), {}
+        helper = self.daemon.helper  # its home: where the helper notes how its acts ended
+        releases, found = Releases(self.home if helper is None else helper.home), {}
         update = releases.note(act_note("update")) or {}
         if update.get("outcome") == "failed" and isinstance(update.get("at"), int | float):
             found[f"update:{update['at']}"] = ("update", Phrase.of(UPDATE_FAILED, why=_why(update.get("why"),

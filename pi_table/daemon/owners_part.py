@@ -64,7 +64,7 @@ POLL_S = 0.2
 
 
 class RootHelper(Protocol):
-    """The root helper as the staff desk asks it (``staff_desk.StaffDesk``)."""
+    """The root helper as the reset asks it (``root_helper.RootHelper``)."""
 
     home: Path  # the releases' folder, where it notes how an act ended
     helper_missing: Callable[[], Text | None]

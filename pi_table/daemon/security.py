@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..config import Config
     from ..night.recorder import Recorder
     from ..table import Session
-    from .staff_desk import StaffDesk
+    from .root_helper import RootHelper
 
 log = logging.getLogger("pi_table.daemon")
 EVERY_S = 300.0  # how often the schedule is looked at
@@ -50,7 +50,7 @@ class Table(Protocol):
     config: Config
     session: Session
     night: Recorder | None
-    staff_desk: StaffDesk | None
+    helper: RootHelper | None
 
 
 class SecurityUpdates:
@@ -121,10 +121,10 @@ class SecurityUpdates:
         return self._ask()
 
     def _ask(self) -> Text | None:
-        desk = self.daemon.staff_desk
-        if desk is None:
+        helper = self.daemon.helper
+        if helper is None:
             return Phrase.of(N_("the table's phones' pages are off: nothing can ask the root helper"))
-        problem = desk.ask("security")
+        problem = helper.ask("security")
         if problem is None:
             self.asked = self.clock()
             log.warning("the security updates asked of the root helper")

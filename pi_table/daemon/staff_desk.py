@@ -1,41 +1,28 @@
-"""The staff page's desk: what the staff page and its sections ask of the running table (a new
-game, an undo, the history, the settings and their changes, the log, a restart, the backups, the
-updates, the root helper) and the table's parts they are given (the self-test, the security
-updates, the game night, the set-up, the code on the table's screen), made of what the daemon
-already has. Each section takes its own part of it, by its own small protocol
-(``web.sections``). Never the key: the game is the control socket's public status.
+"""The staff page's desk: what the page itself asks of the running table (the game on it, a new
+game, an undo, the history, the settings and their changes, a restart). Each section takes its
+own part of the table from an object of its own (``staff_parts``), never from this desk. Never the
+key: the game is the control socket's public status.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
-from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..config import OPTIONS, trial
-from ..config.schema import GROUPS, form_field
+from ..config import trial
+from ..config.schema import GROUPS, OPTIONS, form_field
 from ..config.settings import BROKER, broker_change, hide_password
 from ..engine import InvalidRules
-from ..engine.errors import Refusal
 from ..engine.games import names
 from ..engine.phrase import Phrase, Text
 from ..table import history
 from ..ui.i18n import say
-from . import backup, logs, owner_files
+from ..web.staff import FakeHelper, FakeTableCode
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..config import Config
-    from ..night.recorder import Recorder
     from ..table import Session
-    from ..web import Companion
-    from ..web.auth import Recovery
-    from ..web.sections.notify import Notices
-    from ..web.sections.security import Updates
-    from ..web.sections.setup import SetupDesk
-    from .broker_desk import BrokerDesk
-    from .checkup import Checkup
     from .restarts import Restarts
 
 
@@ -45,31 +32,8 @@ class Table(Protocol):
     config: Config
     session: Session
     restarts: Restarts
-    checkup: Checkup
-    recent_log: logs.RecentLines
-    companion: Companion | None
-    recovery: Recovery | None
-    night: Recorder | None
-
-    @property
-    def security(self) -> Updates | None:
-        """Its SecurityUpdates (made at READY)."""
-
-    @property
-    def first_boot(self) -> SetupDesk | None:
-        """Its FirstBoot, while the table awaits its set-up."""
-
-    @property
-    def notices(self) -> Notices | None:
-        """Its owner's notifications (made at READY, by the table that holds the journal)."""
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]: ...
-
-    def recovered(self) -> None: ...
-
-    def owner_reset(self, how: str, address: str | None, wiped: list[str]) -> None: ...
-
-    def reset_acknowledged(self) -> bool: ...
 
     def in_loop(self, fn: Callable[[], object]) -> bool: ...
 
@@ -78,70 +42,15 @@ class Table(Protocol):
     def restart(self) -> float: ...
 
 
-NOT_SYSTEMD = Phrase.of("systemd does not run this table (a simulated table, or one started in a terminal): the log "
-                        "shows the lines since this start, which the table keeps in its memory, whatever the time range")
-
-
 class StaffDesk:
-    """What the staff page may do to this table (``pi_table.web.staff.Desk``, and each section's
-    ``Table``): its control commands, the journal's history, the configuration's checker, the log,
-    the backups and updates, the root helper, and the daemon's parts a section is given."""
+    """What the staff page itself may do to this table (``pi_table.web.staff.Desk``): its control
+    commands, the journal's history, the configuration's form and checker, a restart."""
 
-    def __init__(self, daemon: Table, spool: Path | None = None) -> None:
-        from ..release.desk import helper_missing  # made with the phones' pages, after READY: not at the start
-        from ..release.keys import Keyring
-        from ..release.layout import HOME
-        from ..release.requests import SPOOL
-
+    def __init__(self, daemon: Table) -> None:
         self.daemon = daemon
-        self.spool = spool or SPOOL  # where the root helper takes its requests (and an uploaded bundle)
-        self.home = HOME  # where it notes how its acts ended
-        self.helper_missing: Callable[[], Text | None] = helper_missing  # why no helper would take one
-        self.keyring = Keyring()  # the release keys the table accepts: an uploaded bundle is checked against them
-        self._broker: BrokerDesk | None = None
 
     def language(self) -> str:
         return self.daemon.config.language
-
-    # --- the daemon's parts, as the sections take them (made before the staff page is) ---
-
-    @property
-    def checkup(self) -> Checkup:
-        return self.daemon.checkup
-
-    @property
-    def recovery(self) -> Recovery:
-        recovery = self.daemon.recovery
-        assert recovery is not None  # made with the phones' pages, before the staff page
-        return recovery
-
-    @property
-    def security(self) -> Updates:
-        security = self.daemon.security
-        assert security is not None  # made at READY, before the pages open
-        return security
-
-    @property
-    def notices(self) -> Notices | None:
-        return self.daemon.notices
-
-    @property
-    def broker(self) -> BrokerDesk:
-        """The café's broker on this table, made with the staff page's section (a change asked
-        before a restart is waited for again then)."""
-        if self._broker is None:
-            from .broker_desk import BrokerDesk  # the staff page's, after READY
-
-            self._broker = BrokerDesk(self)
-        return self._broker
-
-    @property
-    def night(self) -> Recorder | None:
-        return self.daemon.night
-
-    @property
-    def first_boot(self) -> SetupDesk | None:
-        return self.daemon.first_boot
 
     def table(self, lang: str) -> dict[str, Any]:
         status = self.daemon.answer({"command": "status", "lang": lang})
@@ -199,225 +108,65 @@ class StaffDesk:
     def change_at_hand(self, key: str, value: object) -> list[Phrase]:
         return self.daemon.change_at_hand(key, value)
 
-    def log_records(self) -> list[tuple[int, str]]:
-        return list(self.daemon.recent_log.records)
-
-    def log(self, since: float | None, until: float | None) -> dict[str, Any]:
-        """The systemd journal's lines of this service from ``since`` to ``until``, across its
-        starts; on a table systemd does not run (a simulated one, a terminal's), the lines of this
-        start the table keeps in memory, and a note that says so."""
-        import subprocess
-
-        if not logs.under_journald():
-            return {"source": "memory", "records": self.log_records(), "note": NOT_SYSTEMD}
-        try:
-            return {"source": "journal", "records": logs.journal(since, until), "note": None}
-        except (OSError, subprocess.SubprocessError) as e:
-            return {"source": "memory", "records": self.log_records(),
-                    "note": Phrase.of("the systemd journal cannot be read ({error}): the log shows the lines since "
-                                      "this start, which the table keeps in its memory", error=str(e))}
-
-    def owner_files(self) -> dict[str, Any]:
-        return owner_files.state(self.daemon.config)
-
-    def give_file(self, kind: str, given: dict[str, Any], reached: str | None = None) -> list[Phrase]:
-        """The file written under a new name, then the settings changed to name it, as a trial; the
-        file removed again when the change is refused, and those no settings name any more pruned."""
-        return self.give_files([(kind, given)], {}, reached)
-
-    def give_files(self, given: list[tuple[str, dict[str, Any]]], more: dict[str, object],
-                   reached: str | None = None) -> list[Phrase]:
-        """``give_file`` for each kind and what was given of it, and ``more`` settings, in one trial
-        (the café's broker on this table: its own password, the CA, the dashboard's, the tables)."""
-        from ..engine.errors import Refusal
-
-        config = self.daemon.config
-        changed: dict[str, object] = dict(more)
-        written: list[Path] = []
-        try:
-            for kind, fields in given:
-                found, files = owner_files.changes(config, kind, fields, reached)
-                changed, written = {**changed, **found}, [*written, *files]
-        except Refusal as e:
-            for file in written:
-                file.unlink(missing_ok=True)
-            return [e.phrase]
-        problems = self.daemon.restarts.change(changed, proven=False, reached=reached)
-        if problems:
-            for file in written:
-                file.unlink(missing_ok=True)
-            return problems
-        owner_files.prune(config)
-        return []
-
-    def machine(self) -> dict[str, Any]:
-        from .. import host  # the page's health view, not the table's start
-
-        companion = self.daemon.companion
-        return {"readings": host.read(self.daemon.config.paths.journal_dir),
-                "address": None if companion is None else companion.base_url}
-
-    def power(self, act: str) -> Text | None:
-        return self.ask(act)
-
-    def ask(self, act: str, **args: object) -> Text | None:
-        """Leave ``act`` for the root helper (``release.ask``); None, or why it could not be asked."""
-        from ..release import ReleaseError, ask  # the staff's power and update buttons only
-
-        if (missing := self.helper_missing()) is not None:
-            return missing
-        try:
-            ask(act, spool=self.spool, **args)
-        except ReleaseError as e:
-            return Phrase.of(e.why["template"], **e.why["fields"])
-        except OSError as e:
-            return Phrase.of("the computer's helper cannot be asked ({error}): is pi-table-helper.path installed? "
-                             "(systemd/install.sh installs it)", error=e.strerror or str(e))
-        return None
-
-    def recovered(self) -> None:
-        self.daemon.recovered()
-
-    def wipe_owners_part(self) -> list[str]:
-        from .owners_part import wipe  # a reset's alone
-
-        return wipe(self.daemon.config, self)
-
-    def owner_reset(self, how: str, address: str | None, wiped: list[str]) -> None:
-        self.daemon.owner_reset(how, address, wiped)
-
-    def owner_notice(self) -> Phrase | None:
-        from .owner_notice import read_notice
-
-        return read_notice(self.daemon.config.paths.journal_dir)
-
-    def acknowledge_reset(self) -> bool:
-        return self.daemon.reset_acknowledged()
-
-    def backup(self) -> tuple[str, bytes]:
-        return backup.backup_bytes(self.daemon.config)
-
-    def nightly_backups(self, lang: str) -> list[dict[str, Any]]:
-        return [{**each, "holds": ", ".join(say(part, lang) for part in each["holds"])}
-                for each in backup.nightly(self.daemon.config)]
-
-    def nightly_backup(self, name: str) -> bytes:
-        return backup.nightly_data(self.daemon.config, name)
-
-    def offsite(self, lang: str) -> dict[str, Any]:
-        from ..release.desk import said
-        from ..release.layout import Releases, act_note
-        from ..release.stick import ACT
-        from . import offsite  # the care section's alone
-
-        found = offsite.state(self.daemon.config)
-        if found["last"] is not None and isinstance(found["last"].get("why"), dict):
-            found["last"] = {**found["last"], "why": found["last"]["why"].get(lang)}
-        note = Releases(self.home).note(act_note(ACT))  # the root helper's, of the stick's last backup
-        found["stick"] = None if note is None else {
-            "at": note.get("at"), "backup": note.get("backup"), "stick": note.get("stick"),
-            "ok": note.get("outcome") == "done", "why": (said(note.get("why")) or {}).get(lang)}
-        return found
-
-    def give_offsite(self, address: str, password: str) -> bool | None:
-        from . import offsite
-
-        config = self.daemon.config
-        if not address.strip():
-            offsite.save(config, None)
-            return None
-        kept = offsite.load(config)
-        place = offsite.parse(address, password or (kept.password if kept is not None else ""))
-        if not password and kept is not None and (place.kind, place.host, place.user) != (kept.kind, kept.host, kept.user):
-            raise Refusal("another host or user needs its own password: give it too")  # the old one goes nowhere else
-        offsite.save(config, place)
-        return offsite.send_newest(config)
-
-    def check_restore(self, data: bytes) -> list[Text]:
-        return list(backup.check_upload(data, self.daemon).replaces)
-
-    def restore(self, data: bytes, reached: str | None = None) -> list[Phrase]:
-        return backup.restore_upload(data, self.daemon, reached)
-
-    def releases(self, lang: str, repository: bool) -> dict[str, Any]:
-        from ..release import offered, state  # the page's Updates section only
-
-        found = state()
-        offers = offered(spool=self.spool, repository=repository)
-        for note in ("rolled_back", "last"):
-            if found[note] is not None and isinstance(found[note].get("why"), dict):
-                found[note] = {**found[note], "why": found[note]["why"].get(lang)}
-        return {**found, "offered": offers, "restore": trial.state(backup.trial_path(self.daemon.config), lang)}
-
-    def receiving(self, checking: bool = False) -> Path:
-        from ..engine.errors import Refusal
-
-        if checking:  # beside the journal folder, the service's own on any table
-            fd, name = tempfile.mkstemp(prefix=".bundle-", suffix=".partial", dir=self._scratch())
-            os.close(fd)
-            return Path(name)
-        if (missing := self.helper_missing()) is not None:  # before an upload is read for nothing
-            raise Refusal(missing)
-        self.spool.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(prefix=".upload-", suffix=".partial", dir=self.spool)  # no bundle's name
-        os.close(fd)
-        return Path(name)
-
-    def _scratch(self) -> Path:
-        """Where a bundle is checked: beside the journal folder (the service's state folder on a Pi,
-        on its disk, not in memory)."""
-        return self.daemon.config.paths.journal_dir.resolve().parent
-
-    def check_update(self, bundle: str, received: Path) -> tuple[bool, Text]:
-        from .. import version
-        from ..engine.errors import Refusal
-        from ..release import ReleaseError
-        from ..release.bundle import unpack
-        from ..release.requests import check
-
-        try:
-            check({"act": "update", "from": "bundle", "bundle": bundle})
-            with tempfile.TemporaryDirectory(prefix=".bundle-", dir=self._scratch()) as scratch:
-                wheels, signer = unpack(received, Path(scratch) / "unpacked", self.keyring)
-        except ReleaseError as e:
-            raise Refusal(Phrase.of("{name} would be refused: {why}", name=bundle,
-                                    why=Phrase.of(e.why["template"], **e.why["fields"]))) from None
-        held = {"name": bundle, "version": wheels.version, "signer": signer}
-        if (missing := self.helper_missing()) is not None:
-            return False, Phrase.of("{name} holds version {version}, signed by {signer}, but this table would not "
-                                    "install it: {why}", **held, why=missing)
-        return True, Phrase.of("{name} holds version {version}, signed by {signer}: the table would install it in "
-                               "place of {running} and restart on it, and go back by itself if it is not healthy",
-                               **held, running=version())
-
-    def update(self, source: str, bundle: str | None, received: Path | None) -> Text | None:
-        """An uploaded bundle is kept in the spool under its name, the only one kept there (the
-        last upload replaces the one before), then asked for."""
-        asked = {"from_": source} if bundle is None else {"from_": source, "bundle": bundle}
-        if (missing := self.helper_missing()) is not None:
-            return missing
-        if received is not None and bundle is not None:
-            from ..release import ReleaseError
-            from ..release.bundle import peek
-            from ..release.requests import WAITING, check, waiting
-
-            if waiting(self.spool):  # its bundle stays until the helper has taken it
-                return Phrase.of(WAITING)
-
-            try:  # the request's own check, before the upload is kept under its name
-                check({"act": "update", "from": source, "bundle": bundle})
-            except ReleaseError as e:
-                return Phrase.of(e.why["template"], **e.why["fields"])
-            if peek(received) is None:
-                return Phrase.of("{name} is no pi-table bundle: expected a file pi-table bundle made", name=bundle)
-            try:
-                for older in self.spool.glob("*.tar.gz"):
-                    older.unlink()
-                os.replace(received, self.spool / bundle)
-            except OSError as e:
-                return Phrase.of("the update cannot be kept in {folder} ({error})", folder=str(self.spool),
-                                 error=e.strerror or str(e))
-        return self.ask("update", **asked)
-
     def restart(self) -> float:
         return self.daemon.restart()
+
+
+class FakeDesk:
+    """A stand-in for the table the page itself asks of (``Desk``), for tests and the screenshots:
+    a game of Codenames with its touch board unplugged, the settings at their defaults; every call
+    recorded in ``calls``, which its sections' stand-ins (``web.sections.FAKES``) share. It holds
+    the code on its screen and its root helper, which several sections share. It lives beside the
+    desk it stands in for, not in the web layer: its form is the configuration's."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.lang = "en"
+        self.code = FakeTableCode(self.calls)
+        self.helper = FakeHelper(self.calls)
+
+    def language(self) -> str:
+        return self.lang
+
+    def table(self, lang: str = "en") -> dict[str, Any]:
+        self.calls.append("table")
+        return {"game_id": "g1", "version": "0", "uptime_s": 1.0, "state": {"game": "codenames", "board": "?" * 25},
+                "health": {"touch": "not working: unplugged", "leds": "ok"}, "warnings": ["touch board disconnected"],
+                "journal": "ok"}
+
+    def new_game(self, game: str, options: dict[str, object], lang: str) -> Text | None:
+        self.calls.append(f"new-game {game} {options}")
+        return None
+
+    def undo(self, lang: str) -> Text | None:
+        self.calls.append("undo")
+        return Phrase.of("there is nothing to undo")  # the table's refusal, said in the page's language
+
+    def end_game(self, lang: str) -> Text | None:
+        self.calls.append("end-game")
+        return None
+
+    def history(self, lang: str) -> list[dict[str, Any]]:
+        self.calls.append("history")
+        return []
+
+    def settings(self) -> dict[str, Any]:
+        """The schema's form, every key at its default: a key's field says whether it is the owner's."""
+        self.calls.append("settings")
+        return {"file": None, "groups": GROUPS, "options": [form_field(option, option.default) for option in OPTIONS]}
+
+    def discard_refused(self) -> bool:
+        self.calls.append("discard")
+        return False
+
+    def change_settings(self, changes: dict[str, object], reached: str | None = None) -> list[Phrase]:
+        self.calls.append(f"change {changes}")
+        return []
+
+    def change_at_hand(self, key: str, value: object) -> list[Phrase]:
+        self.calls.append(f"at hand {key}={value}")
+        return []
+
+    def restart(self) -> float:
+        self.calls.append("restart")
+        return 0.0

@@ -417,7 +417,7 @@ def labels(keys: Iterable[str], options: dict[str, dict[str, Any]], lang: str) -
 
 
 class Helper(Protocol):
-    """The root helper, as the sections that ask it for something see it (``daemon.staff_desk``)."""
+    """The root helper, as the sections that ask it for something see it (``daemon.root_helper``)."""
 
     spool: Path  # where it takes its requests
 
@@ -427,7 +427,7 @@ class Helper(Protocol):
 
 class TableCode(Protocol):
     """The code on the table's own screen (both buttons held while it starts), by which someone at
-    the table resets a forgotten PIN or owner's passphrase (``daemon.run.Daemon._offer_pin_reset``)."""
+    the table resets a forgotten PIN or owner's passphrase (``daemon.code_desk.CodeDesk.offer``)."""
 
     @property
     def recovery(self) -> Recovery: ...
@@ -449,6 +449,55 @@ class TableCode(Protocol):
         """The owner has seen the notice: it goes. Whether there was one."""
 
 
+class FakeHelper:
+    """A root helper that takes nothing, for tests and the screenshots: each act asked is recorded
+    in ``calls`` (its arguments after it), and none is refused."""
+
+    spool = Path("/nonexistent/pi-table-spool")  # where a root helper would take its requests: none here
+
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
+
+    def ask(self, act: str, **args: str) -> Text | None:
+        self.calls.append(" ".join([act, *(str(value) for value in args.values())]))
+        return None
+
+
+class FakeTableCode:
+    """The code on a stand-in table's screen (``TableCode``), made when a page first asks for it;
+    its use and the owner's reset recorded in ``calls``, the reset's notice kept until acknowledged."""
+
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
+        self.notice: Phrase | None = None
+        self._recovery: Recovery | None = None
+
+    @property
+    def recovery(self) -> Recovery:
+        self._recovery = self._recovery or Recovery()
+        return self._recovery
+
+    def recovered(self) -> None:
+        self.calls.append("recovered")
+
+    def wipe_owners_part(self) -> list[str]:
+        """The buttons' reset: nothing of the owner's here, recorded."""
+        self.calls.append("wipe")
+        return []
+
+    def owner_reset(self, how: str, address: str | None, wiped: list[str]) -> None:
+        self.calls.append(f"owner reset {how}")
+        self.notice = Phrase.of("the owner's passphrase was reset with the recovery code at {time} from {address}. "
+                                "The owner acknowledges it on the staff page", time="now", address=address)
+
+    def owner_notice(self) -> Text | None:
+        return self.notice
+
+    def acknowledge_reset(self) -> bool:
+        seen, self.notice = self.notice is not None, None
+        return seen
+
+
 Part = TypeVar("Part")
 """The part of the table a section takes (its own small protocol, which the daemon's desk meets)."""
 
@@ -459,10 +508,10 @@ class Section(Generic[Part]):
     the page's at ``/staff/words/LANG``), its ``script`` (loaded by the page after ``staff.js``) and
     its ``routes``, each with the role it needs beside it (``roles.staff``, ``owner``,
     ``open_to_all``), registered by one line in ``web.sections.SECTIONS``. The page makes it with
-    the table (the daemon's ``StaffDesk``), of which it keeps only its own part (``table``), by its
-    own small protocol (``Section[Part]``); it mounts its routes behind the page's checks and serves its words and
-    its script. Nothing else names it; ``mount``, ``heeded`` and ``first`` are for the few that
-    need more."""
+    its part of the table (``table``), by its own small protocol (``Section[Part]``), which an
+    object of the daemon's meets (paired with it by one line in ``daemon.staff_parts.PARTS``); it
+    mounts its routes behind the page's checks and serves its words and its script. Nothing else
+    names it; ``mount``, ``heeded`` and ``first`` are for the few that need more."""
 
     name: ClassVar[str]
     script: ClassVar[str | None] = None
@@ -472,14 +521,22 @@ class Section(Generic[Part]):
     texts: ClassVar[tuple[str, ...]] = ()
     """Its words on the page, by their English text (its script looks each up with ``t()``)."""
 
+    def __init_subclass__(cls, name: str | None = None, script: str | None = None, texts: tuple[str, ...] = (),
+                          **rest: Any) -> None:
+        """A section's ``name``, ``script`` and ``texts`` given where it is declared, as its shape:
+        ``class KeysSection(Section[Helper], name="keys", script="keys.js", texts=TEXTS)``."""
+        super().__init_subclass__(**rest)
+        if name is not None:
+            cls.name, cls.script, cls.texts = name, script, texts
+
     def __init__(self, page: StaffPage, table: Part) -> None:
         self.page = page
         self.table = table
 
     @classmethod
     def made(cls, page: StaffPage, table: Any) -> Section[Any] | None:
-        """The section on ``page``, given the table (the daemon's ``StaffDesk``); None when this
-        table has none (a game night without a journal to keep it in)."""
+        """The section on ``page``, given its part of the table; None when this table has none (a
+        game night without a journal to keep it in)."""
         return cls(page, table)
 
     def routes(self) -> Iterable[Route]:
@@ -503,15 +560,19 @@ class Section(Generic[Part]):
         return None
 
 
+Parts = Callable[[type[Section[Any]]], object]
+"""Each section's part of the table, by its class (the daemon's ``staff_parts.parts``)."""
+
+
 class StaffPage:
     """The staff page of the companion at ``folder`` (the journal's: the PIN and the sessions
-    are kept there), with ``sections`` (``web.sections.SECTIONS``), each given its part of
-    ``desk``; ``session_s`` is how long a session lasts unused; ``clock`` the wall clock
+    are kept there) on ``desk``, with ``sections`` (``web.sections.SECTIONS``), each given its part
+    of the table by ``parts``; ``session_s`` is how long a session lasts unused; ``clock`` the wall clock
     (sessions outlive a restart), which tests replace."""
 
     def __init__(self, desk: Desk, folder: Path | None, session_s: float = 3600.0,
                  clock: Callable[[], float] = time.time, body_timeout_s: float = BODY_TIMEOUT_S,
-                 sections: Iterable[type[Section[Any]]] = ()) -> None:
+                 sections: Iterable[type[Section[Any]]] = (), parts: Parts = lambda section: None) -> None:
         self.desk, self.folder, self.body_timeout_s = desk, folder, body_timeout_s
         self._pin = KeptSecret(None if folder is None else folder / PIN_FILE, "the staff PIN")
         self.line_code = LineCode(clock)
@@ -524,7 +585,7 @@ class StaffPage:
         self.announce: Callable[[str], None] = lambda what: None
         """Tells the spectators' pages that ``what`` changed (the companion's, once it is made)."""
         self.roles: dict[tuple[str, str], Role] = {}  # every staff action mounted, by method and path: the role it needs
-        self.sections = [made for kind in sections if (made := kind.made(self, desk)) is not None]
+        self.sections = [made for kind in sections if (made := kind.made(self, parts(kind))) is not None]
         self._carry_unlock()
         self.scripts = {"staff.js": static_file("staff.js"), **{
             section.script: section.scripts.joinpath(section.script).read_bytes()

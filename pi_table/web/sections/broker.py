@@ -13,7 +13,6 @@ to the owner: the view is the owner's, as the files are.
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from typing import Any, Protocol
 
@@ -24,9 +23,7 @@ from ...release import ReleaseError, broker
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, StaffPage, bad, language, reached_on
-
-log = logging.getLogger("pi_table.web.staff")
+from ..staff import Section, bad, language, log, reached_on
 
 TEXTS: tuple[str, ...] = (
     N_("The café's broker"),
@@ -91,24 +88,44 @@ class Broker(Protocol):
     def given(self, name: str) -> None: ...
 
 
-class Table(Protocol):
-    """What the section takes of the table."""
+class FakeBroker:
+    """The café's broker on a stand-in table that is none yet: each change asked recorded in ``calls``."""
 
-    @property
-    def broker(self) -> Broker: ...
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
+
+    def view(self, lang: str) -> dict[str, Any]:
+        return {"installed": True, "helper": None, "ours": True, "address": "bar-1.local", "port": 8883,
+                "this_table": "bar-1", "uses": True, "pending": None, "last": None, "refused": None,
+                "tables": [{"name": "bar-2", "broker": "mqtts://bar-2@bar-1.local:8883", "password": "to-give"}],
+                "suggested": {"address": "bar-1.local", "table": "bar-1", "tables": ["bar-2"]}}
+
+    def ca(self) -> bytes | None:
+        return b"-----BEGIN CERTIFICATE-----\n"
+
+    def set_up(self, address: str, table: str, others: list[str], reached: str | None) -> Text | None:
+        self.calls.append(f"broker set-up {address} {table} {others}")
+        return None
+
+    def add(self, names: list[str], reached: str | None) -> Text | None:
+        self.calls.append(f"broker add {names}")
+        return None
+
+    def renew(self, name: str, reached: str | None) -> Text | None:
+        self.calls.append(f"broker renew {name}")
+        return None
+
+    def remove(self, name: str, reached: str | None) -> Text | None:
+        self.calls.append(f"broker remove {name}")
+        return None
+
+    def given(self, name: str) -> None:
+        self.calls.append(f"broker given {name}")
 
 
-class BrokerSection(Section[Table]):
+class BrokerSection(Section[Broker], name="broker", script="broker.js", texts=TEXTS):
     """The café's broker's routes under ``/staff/api/``, all the owner's: its view holds the
     passwords the other tables are to be given."""
-
-    name = "broker"
-    script = "broker.js"
-    texts = TEXTS
-
-    def __init__(self, page: StaffPage, table: Table) -> None:
-        super().__init__(page, table)
-        self.desk = table.broker
 
     def routes(self) -> list[Route]:
         return [owner("GET", "/staff/api/broker", self._view),  # the passwords the other tables are to be given
@@ -116,11 +133,11 @@ class BrokerSection(Section[Table]):
                 owner("GET", "/staff/api/broker/ca.crt", self._ca)]  # the CA the tables trust it by, to give them
 
     async def _view(self, request: web.Request, session: Session) -> web.Response:
-        return web.json_response(await asyncio.to_thread(self.desk.view, language(request)),
+        return web.json_response(await asyncio.to_thread(self.table.view, language(request)),
                                  headers={"Cache-Control": "no-store"})  # passwords: kept by no cache
 
     async def _ca(self, request: web.Request, session: Session) -> web.Response:
-        found = await asyncio.to_thread(self.desk.ca)
+        found = await asyncio.to_thread(self.table.ca)
         if found is None:
             return web.json_response({"ok": False, "error": say(Phrase.of(
                 "this table is not the café's broker yet: set it up first"), language(request))}, status=404)
@@ -141,9 +158,9 @@ class BrokerSection(Section[Table]):
             if not broker.is_user(body["table"]):
                 return bad(say(Phrase.of("{name} is not a user of this broker", name=repr(body["table"][:64])), lang))
             if act == "given":
-                await asyncio.to_thread(self.desk.given, body["table"])
+                await asyncio.to_thread(self.table.given, body["table"])
                 return web.json_response({"ok": True})
-            change = self.desk.renew if act == "renew" else self.desk.remove
+            change = self.table.renew if act == "renew" else self.table.remove
             problem = await asyncio.to_thread(change, body["table"], reached)
         else:
             try:  # each name and the address parsed into their kinds, as the helper will
@@ -154,10 +171,10 @@ class BrokerSection(Section[Table]):
             except ReleaseError as e:
                 return bad(say(Phrase.of(e.why["template"], **e.why["fields"]), lang))
             if act == "set-up":
-                problem = await asyncio.to_thread(self.desk.set_up, body["address"].strip(), names[0], names[1:],
+                problem = await asyncio.to_thread(self.table.set_up, body["address"].strip(), names[0], names[1:],
                                                   reached)
             else:
-                problem = await asyncio.to_thread(self.desk.add, names, reached)
+                problem = await asyncio.to_thread(self.table.add, names, reached)
         if problem is not None:
             return web.json_response({"ok": False, "error": say(problem, lang)}, status=409)
         log.warning("staff page: the café's broker: %s asked from %s", act, request.remote)

@@ -9,7 +9,6 @@ docs/cafe/updates.md are the contract.
 from __future__ import annotations
 
 import asyncio
-import logging
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -22,9 +21,8 @@ from ...release.bundle import MAX_BUNDLE
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, bad, language, reached_on
+from ..staff import Section, bad, language, log, reached_on
 
-log = logging.getLogger("pi_table.web.staff")
 UPLOAD_MOST = 64 << 20  # a backup, packed: no more than it may hold unpacked (the daemon's backup.MOST_BYTES)
 UPLOAD_S = 300.0  # a phone on a slow Wi-Fi sends 200 MB in this long at 5 Mbit/s
 
@@ -101,12 +99,8 @@ class Table(Backups, Updates, Protocol):
     """What the section takes of the table."""
 
 
-class CareSection(Section[Table]):
+class CareSection(Section[Table], name="care", script="care.js", texts=TEXTS):
     """The backups' and the updates' routes under ``/staff/api/``, behind the staff page's checks."""
-
-    name = "care"
-    script = "care.js"
-    texts = TEXTS
 
     def routes(self) -> list[Route]:
         return [owner("GET", "/staff/api/backup", self._backup),  # the settings whole: a broker's password in its URL too

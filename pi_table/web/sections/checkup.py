@@ -7,7 +7,6 @@ is the contract.
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any, Protocol
 
 from aiohttp import web
@@ -16,9 +15,8 @@ from ...engine.phrase import N_, Phrase
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, staff
-from ..staff import Section, StaffPage, bad, language
+from ..staff import Section, bad, language, log
 
-log = logging.getLogger("pi_table.web.staff")
 SELFTEST_ACTS = ("start", "stop")
 TUNE_ACTS = ("start", "stop", "write")
 
@@ -69,23 +67,42 @@ class Checkup(Protocol):
         """The last tuning's suggestions written as a trial, as a change of settings; [] or why not."""
 
 
-class Table(Protocol):
-    """What the section takes of the table."""
-
-    @property
-    def checkup(self) -> Checkup: ...
+NOT_CONNECTED = Phrase.of("the touch board is not connected: check its USB cable, then start again")
+"""The table's refusal while its board is unplugged (``daemon.checkup``), as the stand-in says it."""
 
 
-class CheckupSection(Section[Table]):
+class FakeCheckup:
+    """A stand-in table whose board is unplugged (tests, the screenshots): the self-test and the
+    tuning refused as the table refuses them then, each asked recorded in ``calls``."""
+
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
+
+    def start_selftest(self) -> Phrase | None:
+        self.calls.append("selftest")
+        return NOT_CONNECTED
+
+    def start_tune(self) -> Phrase | None:
+        self.calls.append("tune")
+        return NOT_CONNECTED
+
+    def stop(self) -> None:
+        self.calls.append("stop checkup")
+
+    def selftest_state(self, lang: str) -> dict[str, Any]:
+        return {"running": False, "busy": False, "test": None}
+
+    def tune_state(self, lang: str) -> dict[str, Any]:
+        return {"running": False, "busy": False, "board": False, "note": None, "problem": None, "message": None,
+                "pads": []}
+
+    def write(self) -> list[Phrase]:
+        self.calls.append("write thresholds")
+        return []
+
+
+class CheckupSection(Section[Checkup], name="checkup", script="checkup.js", texts=TEXTS):
     """The self-test's and the tuning's routes under ``/staff/api/``, behind the staff page's checks."""
-
-    name = "checkup"
-    script = "checkup.js"
-    texts = TEXTS
-
-    def __init__(self, page: StaffPage, table: Table) -> None:
-        super().__init__(page, table)
-        self.checkup = table.checkup
 
     def routes(self) -> list[Route]:
         return [staff("GET", "/staff/api/selftest", self._selftest),
@@ -94,7 +111,7 @@ class CheckupSection(Section[Table]):
                 staff("POST", "/staff/api/tune", self._tune_act)]
 
     async def _selftest(self, request: web.Request, session: Session) -> web.Response:
-        return web.json_response(await asyncio.to_thread(self.checkup.selftest_state, language(request)))
+        return web.json_response(await asyncio.to_thread(self.table.selftest_state, language(request)))
 
     async def _selftest_act(self, request: web.Request, session: Session) -> web.StreamResponse:
         """``{"act": "start"}``: the game paused, the LED walk, then a touch on each card and
@@ -102,7 +119,7 @@ class CheckupSection(Section[Table]):
         act = await self._act(request, SELFTEST_ACTS)
         if isinstance(act, web.Response):
             return act
-        checkup, lang = self.checkup, language(request)
+        checkup, lang = self.table, language(request)
         problem = await asyncio.to_thread(checkup.start_selftest if act == "start" else checkup.stop)
         if problem is not None:
             return web.json_response({"ok": False, "error": say(problem, lang)}, status=409)
@@ -110,7 +127,7 @@ class CheckupSection(Section[Table]):
         return web.json_response({"ok": True, **await asyncio.to_thread(checkup.selftest_state, lang)})
 
     async def _tuning(self, request: web.Request, session: Session) -> web.Response:
-        return web.json_response(await asyncio.to_thread(self.checkup.tune_state, language(request)))
+        return web.json_response(await asyncio.to_thread(self.table.tune_state, language(request)))
 
     async def _tune_act(self, request: web.Request, session: Session) -> web.StreamResponse:
         """``{"act": "start"}`` (the game paused, the pads' readings streamed), ``"stop"``, or
@@ -119,7 +136,7 @@ class CheckupSection(Section[Table]):
         act = await self._act(request, TUNE_ACTS)
         if isinstance(act, web.Response):
             return act
-        checkup, lang = self.checkup, language(request)
+        checkup, lang = self.table, language(request)
         state = await asyncio.to_thread(checkup.tune_state, lang)
         if act == "start" and not state["board"]:
             return web.json_response({"ok": True, **state})

@@ -22,9 +22,5 @@ TEXTS: tuple[str, ...] = (
 )
 
 
-class DashboardSection(Section[object]):
+class DashboardSection(Section[object], name="dashboard", script="dashboard.js", texts=TEXTS):
     """The dashboard's form; it takes nothing of the table."""
-
-    name = "dashboard"
-    script = "dashboard.js"
-    texts = TEXTS

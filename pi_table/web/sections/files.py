@@ -14,7 +14,6 @@ itself if it is not healthy (``daemon.owner_files``).
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any, Protocol
 
 from aiohttp import web
@@ -23,9 +22,8 @@ from ...engine.phrase import N_, Phrase
 from ...ui.i18n import translation
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, Settings, bad, language, reached_on, refusal
+from ..staff import Section, bad, language, log, reached_on, refusal
 
-log = logging.getLogger("pi_table.web.staff")
 SAVED = N_("Saved: the table restarts to try it, and goes back by itself if it is not healthy.")
 
 TEXTS: tuple[str, ...] = (
@@ -51,8 +49,9 @@ TEXTS: tuple[str, ...] = (
 )
 
 
-class Table(Settings, Protocol):
-    """What the section takes of the table: the files set, a file given, the settings' form (its labels)."""
+class Table(Protocol):
+    """What the section takes of the table: the files set, a file given (the settings' form, for
+    its labels, is the page's desk's)."""
 
     def owner_files(self) -> dict[str, Any]:
         """What the owner set of the files the staff page gives the table (``daemon.owner_files.state``)."""
@@ -62,12 +61,8 @@ class Table(Settings, Protocol):
         ``change_settings`` does (a trial, the page answering on ``reached`` after it); [] or why not."""
 
 
-class FilesSection(Section[Table]):
+class FilesSection(Section[Table], name="files", script="files.js", texts=TEXTS):
     """The owner's files' routes under ``/staff/api/``, behind the staff page's checks."""
-
-    name = "files"
-    script = "files.js"
-    texts = TEXTS
 
     def routes(self) -> list[Route]:
         return [owner("GET", "/staff/api/files", self._state),  # the certificate, the broker, blocked words
@@ -83,7 +78,7 @@ class FilesSection(Section[Table]):
         kind, lang = request.match_info["kind"], language(request)
         problems = await asyncio.to_thread(self.table.give_file, kind, body, reached_on(request))
         if problems:
-            options = {option["key"]: option for option in (await asyncio.to_thread(self.table.settings))["options"]}
+            options = {option["key"]: option for option in (await asyncio.to_thread(self.page.desk.settings))["options"]}
             found = [refusal(problem, {}, options, lang) for problem in problems]
             return web.json_response({"ok": False, "error": "\n".join(each["error"] for each in found),
                                       "said": "\n".join(each["whole"] for each in found)}, status=400)

@@ -24,8 +24,6 @@ from ..auth import Session
 from ..roles import Route, staff
 from ..staff import DEVICES, Section, advised, bad, language
 
-log = logging.getLogger("pi_table.web.staff")
-
 LOG_LINES = 200  # the log's lines a page shows at most (log.txt has all the service keeps)
 DISK_LOW_MB = 200.0  # free on the journal's disk: a few hundred games, and room for the nightly backups
 HOT_C = 80.0  # the Pi's firmware starts to slow the CPU down from 80 °C
@@ -152,14 +150,28 @@ class Table(Protocol):
         """This computer's readings (``{"readings": host.Readings, "address": the companion's URL or None}``)."""
 
 
-class HealthSection(Section[Table]):
+class FakeHealth:
+    """The log and the readings of a stand-in table (tests, the screenshots): two lines of this
+    start, no reading, each read of the log recorded in ``calls``."""
+
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
+
+    def log_records(self) -> list[tuple[int, str]]:
+        self.calls.append("log")
+        return [(logging.INFO, "one"), (logging.INFO, "two")]
+
+    def log(self, since: float | None, until: float | None) -> dict[str, Any]:
+        return {"source": "memory", "records": self.log_records(), "note": None}
+
+    def machine(self) -> dict[str, Any]:
+        return {"readings": Readings(None, None, None, None, None, None, None), "address": None}
+
+
+class HealthSection(Section[Table], name="health", script="health.js", texts=TEXTS):
     """``GET health`` (the headline, what needs attention, the devices, the readings, the page's
     address and its QR code, its certificate's fingerprint to compare with a phone's warning), ``GET log`` (``?level=info|warning|error&q=WORDS&since=&until=``) and
     ``GET log.txt`` (the same, as a file)."""
-
-    name = "health"
-    script = "health.js"
-    texts = TEXTS
 
     def routes(self) -> list[Route]:
         return [staff("GET", "/staff/api/health", self._health),

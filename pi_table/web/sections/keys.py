@@ -11,7 +11,6 @@ it, so a key that is none is refused at once, in words.
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any
 
 from aiohttp import web
@@ -23,9 +22,8 @@ from ...release.layout import HOME
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner, staff
-from ..staff import Helper, Section, StaffPage, bad, language
+from ..staff import Helper, Section, StaffPage, bad, language, log
 
-log = logging.getLogger("pi_table.web.staff")
 ACTS = ("keys-add", "keys-revoke")
 
 TEXTS: tuple[str, ...] = (
@@ -49,13 +47,9 @@ TEXTS: tuple[str, ...] = (
 )
 
 
-class KeysSection(Section[Helper]):
+class KeysSection(Section[Helper], name="keys", script="keys.js", texts=TEXTS):
     """The keyring at ``keyring``, and the helper's notes in ``home`` (its last key act); of the
     table, the root helper alone, which changes the keyring."""
-
-    name = "keys"
-    script = "keys.js"
-    texts = TEXTS
 
     def __init__(self, page: StaffPage, table: Helper) -> None:
         super().__init__(page, table)

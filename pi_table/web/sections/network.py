@@ -11,7 +11,6 @@ parsed into its kind here, as the helper parses it.
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any
 
 from aiohttp import web
@@ -22,9 +21,8 @@ from ...release.layout import HOME, Releases
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner, staff
-from ..staff import Helper, Section, StaffPage, bad, language, reached_on
+from ..staff import Helper, Section, StaffPage, bad, language, log, reached_on
 
-log = logging.getLogger("pi_table.web.staff")
 ACTS = ("ipv4", "hostname")
 FIELDS = {"ipv4": {"act", "device", "method", "address", "gateway", "dns"}, "hostname": {"act", "name"}}
 
@@ -49,13 +47,9 @@ TEXTS: tuple[str, ...] = (
 )
 
 
-class NetworkSection(Section[Helper]):
+class NetworkSection(Section[Helper], name="network", script="network.js", texts=TEXTS):
     """The network, and the helper's notes in ``home`` (a change on trial, its last act); of the
     table, the root helper alone, which makes each change and holds its spool folder."""
-
-    name = "network"
-    script = "network.js"
-    texts = TEXTS
 
     def __init__(self, page: StaffPage, table: Helper) -> None:
         super().__init__(page, table)

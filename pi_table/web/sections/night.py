@@ -33,14 +33,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import logging
 import math
 import re
 import time
 import unicodedata
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
-from typing import Protocol, TypeVar
+from typing import TypeVar
 
 from aiohttp import web
 
@@ -56,9 +55,8 @@ from ...ui.i18n import say, translation
 from ..auth import Session, Throttle
 from ..night import TABLES, night_csv, night_trf, night_xlsx, printable, slips, table_csv, team_page
 from ..roles import Checked, Route, open_to_all, staff
-from ..staff import Section, StaffPage, bad, language
+from ..staff import Section, StaffPage, bad, language, log
 
-log = logging.getLogger("pi_table.web.staff")
 T = TypeVar("T")
 KEPT_NAMED = 5  # the nights kept the desk lists with their names (night.js's KEPT_SHOWN)
 WATCH_S = 0.25  # how often the night's section looks whether the book changed, to tell the spectators' pages
@@ -210,33 +208,21 @@ TEXTS: tuple[str, ...] = (
 """The night's words on the staff page (night.js looks each up by its English text)."""
 
 
-class Table(Protocol):
-    """What the section takes of the table: its part in a game night (None: a journal kept in memory)."""
-
-    @property
-    def night(self) -> Recorder | None: ...
-
-
-class NightSection(Section[Table]):
+class NightSection(Section[Recorder | None], name="night", script="night.js", texts=TEXTS):
     """The night's routes on the staff page of ``page``, on the table's ``Recorder``."""
 
-    name = "night"
-    script = "night.js"
-    texts = TEXTS
-
-    def __init__(self, page: StaffPage, table: Table) -> None:
+    def __init__(self, page: StaffPage, table: Recorder | None) -> None:
         super().__init__(page, table)
-        recorder = table.night
-        assert recorder is not None  # ``made`` makes none without it
-        self.recorder, self.book = recorder, recorder.book
+        assert table is not None  # ``made`` makes none without it
+        self.recorder, self.book = table, table.book
         self._tries = Throttle(JOINS_A_MINUTE)
         self._phones: tuple[str | None, Counter[str]] = (None, Counter())  # a night's id, its teams joined by address
         self._tv: tuple[tuple[str, int], Night] | None = None  # the night kept last, as of its file's name and size
 
     @classmethod
-    def made(cls, page: StaffPage, table: Table) -> NightSection | None:
+    def made(cls, page: StaffPage, table: Recorder | None) -> NightSection | None:
         """None for a table whose journal is kept in memory: it keeps no nights."""
-        return None if table.night is None else cls(page, table)
+        return None if table is None else cls(page, table)
 
     def routes(self) -> list[Route]:
         return [

@@ -9,7 +9,6 @@ mail password, and names a host the table sends to. ``daemon.notices`` does the 
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any, Protocol
 
 from aiohttp import web
@@ -19,9 +18,8 @@ from ...engine.phrase import N_
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, bad, language
+from ..staff import Section, bad, language, log
 
-log = logging.getLogger("pi_table.web.staff")
 EVENT_WORDS = {
     "device": N_("A device fails or a touch chip goes silent"),
     "restart": N_("The table restarted after a crash, or rolled a change back"),
@@ -58,26 +56,15 @@ class Notices(Protocol):
     def test(self, url: str = "") -> dict[str, Any]: ...
 
 
-class Table(Protocol):
-    """What the section takes of the table."""
-
-    @property
-    def notices(self) -> Notices | None: ...
-
-
-class NotifySection(Section[Table]):
+class NotifySection(Section[Notices | None], name="notify", script="notify.js", texts=TEXTS):
     """The notifications' routes under ``/staff/api/``, behind the staff page's checks."""
-
-    name = "notify"
-    script = "notify.js"
-    texts = TEXTS
 
     def routes(self) -> list[Route]:
         return [owner("GET", "/staff/api/notify", self._view),  # what is set: the URL's service only
                 owner("POST", "/staff/api/notify/test", self._test)]  # a message now, to a host the owner named
 
     async def _view(self, request: web.Request, session: Session) -> web.Response:
-        notices, lang = self.table.notices, language(request)
+        notices, lang = self.table, language(request)
         if notices is None:
             return web.json_response({"ok": False, "error": say(OFF, lang)}, status=409)
         return web.json_response({"ok": True, **await asyncio.to_thread(notices.view, lang)})
@@ -87,7 +74,7 @@ class NotifySection(Section[Table]):
         url = body.get("url", "") if isinstance(body, dict) else None
         if not isinstance(url, str):
             return bad('expected {"url": "an Apprise URL"}, or {} for the one set')
-        notices, lang = self.table.notices, language(request)
+        notices, lang = self.table, language(request)
         if notices is None:
             return web.json_response({"ok": False, "error": say(OFF, lang)}, status=409)
         try:

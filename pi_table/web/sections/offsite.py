@@ -7,7 +7,6 @@ the root helper noted it (``release.stick``). docs/cafe/backup.md is the contrac
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any, Protocol
 
 from aiohttp import web
@@ -17,9 +16,7 @@ from ...engine.phrase import N_
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, bad, language
-
-log = logging.getLogger("pi_table.web.staff")
+from ..staff import Section, bad, language, log
 
 TEXTS: tuple[str, ...] = (
     N_("Copies off the SD card"),
@@ -51,12 +48,8 @@ class Table(Protocol):
         tried (a Refusal: what is wrong with the place)."""
 
 
-class OffsiteSection(Section[Table]):
+class OffsiteSection(Section[Table], name="offsite", script="offsite.js", texts=TEXTS):
     """The network place's routes under ``/staff/api/``, behind the staff page's checks."""
-
-    name = "offsite"
-    script = "offsite.js"
-    texts = TEXTS
 
     def routes(self) -> list[Route]:
         return [

@@ -15,7 +15,6 @@ needs it. docs/cafe/roles.md is the contract.
 from __future__ import annotations
 
 import asyncio
-import logging
 import math
 from typing import Any
 
@@ -26,9 +25,7 @@ from ...engine.phrase import N_
 from ...ui.i18n import say, translation
 from ..auth import Session, Why
 from ..roles import MIN_PASSPHRASE, OWNER_S, Route, new_recovery_code, owner, set_passphrase, staff
-from ..staff import WRONG_CODE, WRONG_PASSPHRASE, Section, StaffPage, TableCode, bad, language, no_owner, refused
-
-log = logging.getLogger("pi_table.web.staff")
+from ..staff import WRONG_CODE, WRONG_PASSPHRASE, Section, StaffPage, TableCode, bad, language, log, no_owner, refused
 
 TEXTS: tuple[str, ...] = (
     N_("Owner"),
@@ -65,14 +62,10 @@ TEXTS: tuple[str, ...] = (
 )
 
 
-class OwnerSection(Section[TableCode]):
+class OwnerSection(Section[TableCode], name="owner", script="owner.js", texts=TEXTS):
     """The owner's passphrase changed, recovered or reset, behind the staff page's checks (a staff
     session: the passphrase it replaces, the recovery code, or the code on the table's screen, is
     the proof); the notice a reset leaves, and the recovery code made anew."""
-
-    name = "owner"
-    script = "owner.js"
-    texts = TEXTS
 
     def __init__(self, page: StaffPage, table: TableCode) -> None:
         super().__init__(page, table)

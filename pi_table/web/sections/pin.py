@@ -7,7 +7,6 @@ session: the code the table's screen shows and the owner's passphrase (``POST /s
 from __future__ import annotations
 
 import asyncio
-import logging
 
 from aiohttp import web
 
@@ -25,12 +24,11 @@ from ..staff import (
     TableCode,
     bad,
     language,
+    log,
     no_owner,
     refused,
     set_pin,
 )
-
-log = logging.getLogger("pi_table.web.staff")
 
 TEXTS: tuple[str, ...] = (
     N_("Staff PIN"),
@@ -49,12 +47,8 @@ TEXTS: tuple[str, ...] = (
 )
 
 
-class PinSection(Section[TableCode]):
+class PinSection(Section[TableCode], name="pin", script="pin.js", texts=TEXTS):
     """The PIN's change, behind the staff page's checks, and its reset with no session."""
-
-    name = "pin"
-    script = "pin.js"
-    texts = TEXTS
 
     def routes(self) -> list[Route]:
         return [staff("POST", "/staff/api/pin", self._pin),  # with the PIN it replaces

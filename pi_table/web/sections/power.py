@@ -5,18 +5,15 @@
 from __future__ import annotations
 
 import asyncio
-import logging
-from typing import Protocol
 
 from aiohttp import web
 
-from ...engine.phrase import N_, Text
+from ...engine.phrase import N_
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, bad, language
+from ..staff import Helper, Section, bad, language, log
 
-log = logging.getLogger("pi_table.web.staff")
 POWER_ACTS = ("reboot", "poweroff")
 
 TEXTS: tuple[str, ...] = (
@@ -30,19 +27,8 @@ TEXTS: tuple[str, ...] = (
 )
 
 
-class Table(Protocol):
-    """What the section takes of the table."""
-
-    def power(self, act: str) -> Text | None:
-        """Ask the root helper to ``reboot`` or ``poweroff``; None, or why it cannot."""
-
-
-class PowerSection(Section[Table]):
+class PowerSection(Section[Helper], name="power", script="power.js", texts=TEXTS):
     """Restart the computer, or shut it down."""
-
-    name = "power"
-    script = "power.js"
-    texts = TEXTS
 
     def routes(self) -> list[Route]:
         return [owner("POST", "/staff/api/power", self._power)]
@@ -53,7 +39,7 @@ class PowerSection(Section[Table]):
         if act not in POWER_ACTS:
             return bad(f'expected {{"act": "{POWER_ACTS[0]}"}} or {{"act": "{POWER_ACTS[1]}"}}')
         log.warning("staff page: %s asked from %s", act, request.remote)
-        problem = await asyncio.to_thread(self.table.power, act)
+        problem = await asyncio.to_thread(self.table.ask, act)
         if problem is not None:
             return web.json_response({"ok": False, "error": say(problem, language(request))}, status=409)
         return web.json_response({"ok": True}, status=202)

@@ -10,7 +10,6 @@ is in the console's headline (``SecuritySection.heeded``). ``daemon.security`` d
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from typing import Any, Protocol
 
@@ -20,9 +19,7 @@ from ...engine.phrase import N_, Text
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner, staff
-from ..staff import Section, StaffPage, bad, language
-
-log = logging.getLogger("pi_table.web.staff")
+from ..staff import Section, bad, language, log
 
 TEXTS: tuple[str, ...] = (
     N_("Security updates"),
@@ -57,42 +54,48 @@ class Updates(Protocol):
     def restarting_run(self) -> float | None: ...
 
 
-class Table(Protocol):
-    """What the section takes of the table."""
+class FakeSecurity:
+    """The security updates of a stand-in table, on a schedule that never ran: a run asked now
+    recorded in ``calls``."""
 
-    @property
-    def security(self) -> Updates: ...
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
+
+    def view(self, lang: str) -> dict[str, Any]:
+        return {"schedule": {"every": "daily", "hour": 4}, "running": False, "waits": None, "last": None}
+
+    def run_now(self) -> Text | None:
+        self.calls.append("security")
+        return None
+
+    def attention(self, lang: str) -> list[dict[str, str]]:
+        return []
+
+    def restarting_run(self) -> float | None:
+        return None  # no run: no start is one's restart
 
 
-class SecuritySection(Section[Table]):
+class SecuritySection(Section[Updates], name="security", script="security.js", texts=TEXTS):
     """The security updates' routes under ``/staff/api/``, behind the staff page's checks."""
-
-    name = "security"
-    script = "security.js"
-    texts = TEXTS
-
-    def __init__(self, page: StaffPage, table: Table) -> None:
-        super().__init__(page, table)
-        self.updates = table.security
 
     def routes(self) -> list[Route]:
         return [staff("GET", "/staff/api/security", self._view),  # the last run, what changed, a reboot due
                 owner("POST", "/staff/api/security", self._run)]  # a run now: the table may restart on it
 
     def heeded(self, lang: str) -> list[dict[str, str]]:
-        return self.updates.attention(lang)
+        return self.table.attention(lang)
 
     def restarting_run(self) -> float | None:
-        return self.updates.restarting_run()
+        return self.table.restarting_run()
 
     async def _view(self, request: web.Request, session: Session) -> web.Response:
-        return web.json_response(await asyncio.to_thread(self.updates.view, language(request)))
+        return web.json_response(await asyncio.to_thread(self.table.view, language(request)))
 
     async def _run(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)
         if not isinstance(body, dict) or body != {"act": "run"}:
             return bad('expected {"act": "run"}')
-        problem = await asyncio.to_thread(self.updates.run_now)
+        problem = await asyncio.to_thread(self.table.run_now)
         if problem is not None:
             return web.json_response({"ok": False, "error": say(problem, language(request))}, status=409)
         log.warning("staff page: the security updates asked from %s", request.remote)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import logging
 import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -47,6 +46,7 @@ from ..staff import (
     Section,
     StaffPage,
     bad,
+    log,
     refused,
     refused_key,
     static_file,
@@ -55,7 +55,6 @@ from ..staff import (
 if TYPE_CHECKING:
     from ...release.first_boot import Pending
 
-log = logging.getLogger("pi_table.web.staff")
 COOKIE = "pt_setup_device"
 FIELDS = {"fleet.table_id": "name", "game.language": "language"}
 """The configuration's keys the set-up writes, by the form's field that gives each."""
@@ -155,23 +154,13 @@ class SetupDesk(Protocol):
     def restart(self) -> float: ...
 
 
-class Table(Protocol):
-    """What the page takes of the table: the set-up it waits for (``daemon.first_boot.FirstBoot``), if any."""
-
-    @property
-    def first_boot(self) -> SetupDesk | None: ...
-
-
-class SetupPage(Section[Table]):
+class SetupPage(Section[SetupDesk | None], name="setup", texts=SETUP_TEXTS):
     """The set-up page on the staff page's server, its tries counted as the staff page's logins;
     ``desk`` None: the table is set up (or sets itself up no other way), and the page is gone."""
 
-    name = "setup"
-    texts = SETUP_TEXTS
-
-    def __init__(self, page: StaffPage, table: Table) -> None:
+    def __init__(self, page: StaffPage, table: SetupDesk | None) -> None:
         super().__init__(page, table)
-        self.desk = table.first_boot
+        self.desk = table
         gate = page.gate
         self.door = Door("setup", lambda: None, COOKIE, "/setup",
                          Throttle(ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, gate.clock), gate.door.key, gate.turns)

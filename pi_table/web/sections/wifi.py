@@ -7,7 +7,6 @@ before when it fails).
 from __future__ import annotations
 
 import asyncio
-import logging
 
 from aiohttp import web
 
@@ -18,9 +17,7 @@ from ...release.network import password_problem, ssid_problem
 from ...ui.i18n import say, translation
 from ..auth import Session
 from ..roles import Route, owner, staff
-from ..staff import Helper, Section, StaffPage, bad, language
-
-log = logging.getLogger("pi_table.web.staff")
+from ..staff import Helper, Section, StaffPage, bad, language, log
 
 TEXTS: tuple[str, ...] = (
     N_("Wi-Fi"),
@@ -38,13 +35,9 @@ TEXTS: tuple[str, ...] = (
 )
 
 
-class WifiSection(Section[Helper]):
+class WifiSection(Section[Helper], name="wifi", script="wifi.js", texts=TEXTS):
     """The network for the staff, a Wi-Fi joined by the owner; the helper's notes in ``home``. Of
     the table, the root helper alone, which joins the Wi-Fi."""
-
-    name = "wifi"
-    script = "wifi.js"
-    texts = TEXTS
 
     def __init__(self, page: StaffPage, table: Helper) -> None:
         super().__init__(page, table)

@@ -1,0 +1,52 @@
+"""The offsite section's part of the table (``web.sections.offsite.Table``): the network place the
+nightly backup is copied to, and the USB stick's last backup as the root helper noted it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..engine.errors import Refusal
+from . import offsite
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from .root_helper import RootHelper
+
+
+class Table(Protocol):
+    """What the copies read of the running table: its settings."""
+
+    config: Config
+
+
+class OffsiteDesk:
+    """``table``'s copies off the SD card; ``helper``'s notes say how the stick's last went."""
+
+    def __init__(self, table: Table, helper: RootHelper) -> None:
+        self.daemon, self.helper = table, helper
+
+    def offsite(self, lang: str) -> dict[str, Any]:
+        from ..release.desk import said
+        from ..release.layout import Releases, act_note
+        from ..release.stick import ACT
+
+        found = offsite.state(self.daemon.config)
+        if found["last"] is not None and isinstance(found["last"].get("why"), dict):
+            found["last"] = {**found["last"], "why": found["last"]["why"].get(lang)}
+        note = Releases(self.helper.home).note(act_note(ACT))  # the root helper's, of the stick's last backup
+        found["stick"] = None if note is None else {
+            "at": note.get("at"), "backup": note.get("backup"), "stick": note.get("stick"),
+            "ok": note.get("outcome") == "done", "why": (said(note.get("why")) or {}).get(lang)}
+        return found
+
+    def give_offsite(self, address: str, password: str) -> bool | None:
+        config = self.daemon.config
+        if not address.strip():
+            offsite.save(config, None)
+            return None
+        kept = offsite.load(config)
+        place = offsite.parse(address, password or (kept.password if kept is not None else ""))
+        if not password and kept is not None and (place.kind, place.host, place.user) != (kept.kind, kept.host, kept.user):
+            raise Refusal("another host or user needs its own password: give it too")  # the old one goes nowhere else
+        offsite.save(config, place)
+        return offsite.send_newest(config)
