@@ -811,8 +811,10 @@ class _Watcher:
         self.transport.write(_framed(data, self.chunked))  # its callers have looked that the phone is still there
 
     def drop(self) -> None:
-        """Close its connection and end it (a page that is still alive reconnects)."""
-        self.transport.close()
+        """Close its connection at once and end it (a page that is still alive reconnects): what
+        was not sent is thrown away, as a phone that reads nothing would never take it and its
+        connection, closed politely, would wait for it for ever."""
+        self.transport.abort()
         self.done.set()
 
 
