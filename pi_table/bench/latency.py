@@ -15,6 +15,11 @@ its own, hold the public page's event stream open: every reveal is pushed to all
 the next guess is timed. The phones note when each view first reached them, so the figure
 comes with how long a reveal took to reach the last phone, and how many views a phone skipped
 because a newer one was there before its turn (a stream sends the newest view).
+
+Each figure comes with what the table's process spent while the guesses were timed: its CPU
+(100 % is one core) and its resident memory. Held to a share of a core (``held``), as a slower
+Pi, or one busy with its screen and sound, gives it, it also counts the periods the process
+waited out its quota spent: a touch that comes then waits for the next period.
 """
 
 from __future__ import annotations
