@@ -157,6 +157,24 @@ def test_event_streams_follow_the_game_and_say_when_a_token_is_gone(companion, t
         public.close()
 
 
+def test_a_show_that_changes_nothing_a_page_shows_does_not_wake_the_server(companion, tokens, monkeypatch):
+    """The table shows itself again on every touch and tick: only a change is handed to the
+    server's thread, which the table's thread would otherwise wake and wait behind."""
+    handed = []
+    call = companion.call
+    monkeypatch.setattr(companion, "call", lambda fn, *args: handed.append(args) or call(fn, *args))
+    screen = CompanionScreen(SimScreen(), companion, tokens)
+    for _ in range(3):
+        screen.show(ScreenModel(played(), "g1"))  # a tick: a snapshot built again, equal
+    screen.show(ScreenModel(played(["clue 1", "touch 0"]), "g1"))
+    assert [snapshot.public["view"]["board"][0] for (snapshot,) in handed] == ["?", "R"]
+    public = Events(companion, "/api/public/events")
+    try:
+        assert public.next()[1]["view"]["board"][0] == "R"
+    finally:
+        public.close()
+
+
 def test_the_companion_screen_publishes_and_gives_the_screen_the_spymaster_link(companion, tokens):
     inner = SimScreen()
     screen = CompanionScreen(inner, companion, tokens)

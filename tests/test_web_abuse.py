@@ -831,8 +831,49 @@ def test_a_phone_that_stops_reading_its_stream_is_let_go_and_the_others_keep_the
             while reader.fp.peek(1) and f'"n": {n}'.encode() not in reader.readline():
                 pass  # the reading phone keeps up
     wait_for(lambda: len(companion._watchers) == 1, "the phone that reads nothing to be let go", 10)
+    # and its connection with it, what it had not taken thrown away, not kept while it reads nothing
+    wait_for(lambda: held(companion.port) == 1, "the connection of the phone that reads nothing to be closed")
     stuck.close()
     reader.close()
+
+
+def test_every_phone_that_reads_gets_every_view_in_order_and_none_waits_for_another(start, monkeypatch):
+    """Each change is written to every phone's connection at once, none waiting for another:
+    the phones that read have the last view while others have left the last 50 unread, and
+    those get every view, in order, when they read (one that never reads is let go: the test
+    above)."""
+    companion = start()
+
+    def stream(address: str) -> socket.socket:
+        connection = socket.create_connection(("127.0.0.1", companion.port), source_address=(address, 0))
+        connection.sendall(b"GET /api/public/events HTTP/1.0\r\nHost: table\r\n\r\n")  # 1.0: no chunks
+        connection.setblocking(False)
+        return connection
+
+    fast = [stream(f"127.0.1.{n}") for n in range(1, 201)]
+    slow = [stream(f"127.0.2.{n}") for n in range(1, 101)]
+    got = {connection: bytearray() for connection in fast + slow}
+    wait_for(lambda: len(companion._watchers) == 300, "300 streams open")
+
+    def read(connections: list[socket.socket]) -> None:
+        for connection in connections:
+            with contextlib.suppress(BlockingIOError):
+                while chunk := connection.recv(65536):
+                    got[connection] += chunk
+
+    views, last = 200, b'"n": 199,'
+    for n in range(views):
+        companion.publish(Snapshot("g1", {"kind": "waiting", "n": n, "filler": "x" * 500}))
+        read(fast)
+        if n % 50 == 49 and n < views - 50:  # the slow phones read now and then, not the last 50
+            read(slow)
+    wait_for(lambda: read(fast) or all(last in got[connection] for connection in fast), "the fast phones' last view")
+    assert not any(last in got[connection] for connection in slow)
+    wait_for(lambda: read(slow) or all(last in got[connection] for connection in slow), "the slow phones' last view")
+    for connection in fast + slow:
+        sent = [json.loads(line[6:]) for line in bytes(got[connection]).split(b"\n") if line.startswith(b"data: ")]
+        assert [view["n"] for view in sent if "n" in view] == list(range(views))
+        connection.close()
 
 
 def test_a_phone_that_leaves_its_stream_is_forgotten(start, monkeypatch):

@@ -15,6 +15,11 @@ its own, hold the public page's event stream open: every reveal is pushed to all
 the next guess is timed. The phones note when each view first reached them, so the figure
 comes with how long a reveal took to reach the last phone, and how many views a phone skipped
 because a newer one was there before its turn (a stream sends the newest view).
+
+Each figure comes with what the table's process spent while the guesses were timed: its CPU
+(100 % is one core) and its resident memory. Held to a share of a core (``held``), as a slower
+Pi, or one busy with its screen and sound, gives it, it also counts the periods the process
+waited out its quota spent: a touch that comes then waits for the next period.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from ..ui.leds import PENDING, REVEALED
 from ..web import Companion, CompanionScreen, Tokens
 from ..web.server import MAX_CONNECTIONS
 from . import BenchFailed, percentiles, wait
+from .held import held
 
 REVEAL_COLOURS = set(REVEALED.values())
 
@@ -183,9 +189,10 @@ async def _hold_streams(conn: Connection[Crowd | str, str], port: int, count: in
         task.cancel()
 
 
-def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict[str, float]:
+def run(touches: int = 200, seed: int = 1, phones: int | None = None, cpu: float | None = None) -> dict[str, float]:
     """Time ``touches`` guesses; with ``phones`` (0 or more), the companion serves beside the
-    table and that many phones hold its event stream open."""
+    table and that many phones hold its event stream open; with ``cpu``, the table's process is
+    held to that percentage of a core while the guesses are timed (``held``)."""
     watch = _Stopwatch()
     context = multiprocessing.get_context("spawn")
     ours, theirs = context.Pipe()
@@ -199,7 +206,6 @@ def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict[st
     screen: Screen = SimScreen(keep=1)
     companion: Companion | None = None
     crowd: Connection[str, Crowd | str] | None = None
-    shown: dict[str, float] = {}  # view -> when its frame was shown
     if phones is not None:
         companion = Companion("127.0.0.1", 0)
         companion.start()
@@ -208,7 +214,6 @@ def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict[st
     loop.open()
     runner = threading.Thread(target=loop.run, name="table-loop")
     runner.start()
-    samples = []
     try:
         if phones and companion is not None:
             crowd, crowd_end = context.Pipe()
@@ -216,29 +221,13 @@ def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict[st
             wait(lambda: _ask(crowd)["connected"] == phones, f"{phones} phones to open the event stream",
                  PHONES_READY_S, every=0.05)
         wait(lambda: driver.connected, "the driver to say hello to the emulator", STEP_S, every=0.001)
-        rng = random.Random(seed)
-        for _ in range(touches):
-            if session.state.is_over:
-                loop.post(UiEvent(NewGame()))
-                wait(lambda: not session.state.is_over, "a new game", STEP_S, every=0.001)
-            cell = rng.choice([cell for cell, shown in enumerate(session.table_view().board) if shown == "?"])
-            watch.cell = cell
-            watch.shown.clear()
-            watch.revealed.clear()
-            ours.send(("press", cell))
-            if not watch.shown.wait(5):
-                raise BenchFailed(f"card {cell} did not light as touched within 5 s")
-            if not watch.revealed.wait(5):
-                raise BenchFailed(f"no reveal of card {cell} within 5 s")
-            ours.send(("written", cell))
-            written = ours.recv()
-            if written is None:
-                raise BenchFailed(f"the emulator did not note writing the press of card {cell} within {NOTE_S} s")
-            samples.append(watch.shown_at - written)
-            shown[f"{session.id} {session.table_view().board}"] = watch.revealed_at
-            watch.cell = None
-            ours.send(("release", cell))
-            wait(lambda: not loop.policy.pressed, "the release to arrive", STEP_S, every=0.001)
+        if cpu is None:
+            samples, shown, figures = _guesses(touches, seed, session, loop, watch, ours)
+        else:
+            with held(cpu) as group:
+                before = group.throttled()
+                samples, shown, figures = _guesses(touches, seed, session, loop, watch, ours)
+                figures["throttled"] = group.throttled() - before
         pushed = _pushed(crowd, shown, phones) if phones and crowd is not None else {}
     finally:
         loop.stop_soon()
@@ -250,13 +239,49 @@ def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict[st
             crowd.send("quit")
         if companion is not None:
             companion.stop()
-    return {"n": len(samples), **percentiles(samples), "max_ms": round(max(samples) * 1000, 3), **pushed}
+    return {"n": len(samples), **percentiles(samples), "max_ms": round(max(samples) * 1000, 3), **figures, **pushed}
 
 
-def compare(touches: int, phones: int, seed: int = 1) -> dict[str, float | dict[str, float]]:
+def _guesses(touches: int, seed: int, session: Session, loop: TableLoop, watch: _Stopwatch,
+             board: Connection[tuple[str, int], float | None]) -> tuple[list[float], dict[str, float], dict[str, float]]:
+    """Play ``touches`` guesses: each one's time from the board's write to its light; when each
+    reveal's frame was shown, by view; and what the table's process spent meanwhile, its CPU (100 %
+    is one core) and its memory resident at the end."""
+    samples: list[float] = []
+    shown: dict[str, float] = {}  # view -> when its frame was shown
+    rng = random.Random(seed)
+    started, spent = time.perf_counter(), time.process_time()
+    for _ in range(touches):
+        if session.state.is_over:
+            loop.post(UiEvent(NewGame()))
+            wait(lambda: not session.state.is_over, "a new game", STEP_S, every=0.001)
+        cell = rng.choice([cell for cell, shown in enumerate(session.table_view().board) if shown == "?"])
+        watch.cell = cell
+        watch.shown.clear()
+        watch.revealed.clear()
+        board.send(("press", cell))
+        if not watch.shown.wait(5):
+            raise BenchFailed(f"card {cell} did not light as touched within 5 s")
+        if not watch.revealed.wait(5):
+            raise BenchFailed(f"no reveal of card {cell} within 5 s")
+        board.send(("written", cell))
+        written = board.recv()
+        if written is None:
+            raise BenchFailed(f"the emulator did not note writing the press of card {cell} within {NOTE_S} s")
+        samples.append(watch.shown_at - written)
+        shown[f"{session.id} {session.table_view().board}"] = watch.revealed_at
+        watch.cell = None
+        board.send(("release", cell))
+        wait(lambda: not loop.policy.pressed, "the release to arrive", STEP_S, every=0.001)
+    cpu = (time.process_time() - spent) / (time.perf_counter() - started)
+    resident = int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    return samples, shown, {"cpu_pct": round(cpu * 100, 1), "rss_mb": round(resident / 2**20, 1)}
+
+
+def compare(touches: int, phones: int, seed: int = 1, cpu: float | None = None) -> dict[str, float | dict[str, float]]:
     """The figure with the companion and no phone, then with ``phones`` phones, and their ratio."""
-    alone = run(touches, seed, phones=0)
-    crowded = run(touches, seed, phones=phones)
+    alone = run(touches, seed, phones=0, cpu=cpu)
+    crowded = run(touches, seed, phones=phones, cpu=cpu)
     return {
         "p50_ratio": round(crowded["p50_ms"] / alone["p50_ms"], 2),
         "p99_ratio": round(crowded["p99_ms"] / alone["p99_ms"], 2),

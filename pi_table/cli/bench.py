@@ -31,6 +31,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
                        help="latency: guesses to time (default: 200)")
     bench.add_argument("--phones", type=whole_number("--phones", 1, _most_phones), default=None,
                        help="latency: time again with this many phones on the companion's event stream, and compare")
+    bench.add_argument("--cpu", type=whole_number("--cpu", 1, lambda: 100), default=None, metavar="PERCENT",
+                       help="latency: hold the table's process to this share of one core while timing, as systemd's "
+                            "CPUQuota= would (a slower or busier Pi; needs root)")
     bench.add_argument("--idle", type=float, default=10.0, help="render: seconds of idle CPU measured (default: 10)")
     bench.add_argument("--starts", type=whole_number("--starts", 2), default=30,
                        help="daemon: starts to READY timed (default: 30)")
@@ -69,9 +72,9 @@ def _bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from ..bench import latency
 
         if args.phones is None:
-            results = latency.run(touches=args.touches)
+            results = latency.run(touches=args.touches, cpu=args.cpu)
         else:
-            results = latency.compare(touches=args.touches, phones=args.phones)
+            results = latency.compare(touches=args.touches, phones=args.phones, cpu=args.cpu)
     if args.json:
         print(json.dumps(results))
         return 0

@@ -14,6 +14,7 @@ its cells, so whoever reads it from elsewhere can turn it in their head.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TypeAlias
 
 from ..engine import CELLS, GRID
@@ -40,8 +41,10 @@ def cell_at(row: int, col: int, rotation: int = SPYMASTERS_SIDE) -> int:
     return next(cell for cell in range(CELLS) if slot_of(cell, rotation) == (row, col))
 
 
+@cache
 def reading_order(rotation: int = SPYMASTERS_SIDE) -> tuple[int, ...]:
-    """The cells as the picture lays them out, row by row from its top left."""
+    """The cells as the picture lays them out, row by row from its top left; worked out once a
+    rotation, as every view the table publishes to the phones carries it."""
     return tuple(cell_at(row, col, rotation) for row in range(GRID) for col in range(GRID))
 
 

@@ -57,6 +57,7 @@ import asyncio
 import json
 import logging
 import ssl
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -169,7 +170,9 @@ class Companion(ServerThread):
                 log.warning("cannot read %s (%s): every seat's code shows again", opened_file, e)
         self._base_url = base_url.rstrip("/")
         self._snapshot = Snapshot("", {"kind": "waiting"})
-        self._texts: dict[tuple[str | None, str], str | None] = {}  # the views as sent, by (page, language)
+        self._published = self._snapshot  # the last snapshot handed over by the table (``publish``)
+        self._publishing = threading.Lock()
+        self._frames: dict[tuple[str | None, str, bool], bytes | None] = {}  # the views as sent, by (page, language, chunked)
         self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in STATIC}
         self._template = self._files["page.html"].decode()
         self.speak(language)
@@ -182,9 +185,18 @@ class Companion(ServerThread):
     # -- the table's side (any thread) ------------------------------------------------------
 
     def publish(self, snapshot: Snapshot) -> None:
-        """Serve ``snapshot`` from now on and tell every open page; safe from any thread."""
-        if not self.call(self._set, snapshot):
-            self._snapshot = snapshot
+        """Serve ``snapshot`` from now on and tell every open page; safe from any thread.
+
+        The table shows itself again on every event (a touch, a tick of its timer), and most
+        change nothing a page shows: those are let go here, in the table's thread, so the
+        server's thread is not woken for them (a wake is a write to its loop, and a wait for
+        the interpreter while that thread pushes the last change to the phones)."""
+        with self._publishing:  # handed over in the order they are compared
+            if snapshot == self._published:
+                return
+            self._published = snapshot
+            if not self.call(self._set, snapshot):
+                self._snapshot = snapshot
 
     @property
     def base_url(self) -> str:
@@ -341,10 +353,8 @@ class Companion(ServerThread):
             self._bad.answered[BAD_REQUESTS[response.status]] += 1
 
     def _set(self, snapshot: Snapshot) -> None:
-        if snapshot == self._snapshot:  # the table shows again (a tick): no page changes
-            return
         self._snapshot = snapshot
-        self._texts = {}
+        self._frames = {}
         kept = self._opened & set(snapshot.private)
         if kept != self._opened:  # a new game, or a seat's new link: the old tokens open nothing now
             self._opened = kept
@@ -359,14 +369,15 @@ class Companion(ServerThread):
     def _announce(self, event: str) -> None:
         for watcher in list(self._watchers):
             if watcher.page is None and not watcher.done.is_set() and not watcher.transport.is_closing():
-                watcher.send(f"event: {event}\ndata: {{}}\n\n")
+                watcher.send(f"event: {event}\ndata: {{}}\n\n".encode())
 
     def _wake(self) -> None:
         """Send every open event stream its page's view, if it changed (or that it is gone).
 
-        One write a phone straight to its connection, in this one call: no coroutine is woken,
-        so 300 phones cost the companion's thread one short burst, and the table's threads,
-        which share the interpreter with it, are kept waiting as little as possible."""
+        One write a phone straight to its connection, of bytes made once for all the phones of
+        a page (``_frame``), in this one call: no coroutine is woken, so 300 phones cost the
+        companion's thread one short burst, and the table's threads, which share the
+        interpreter with it, are kept waiting as little as possible."""
         for watcher in list(self._watchers):
             self._push(watcher)
 
@@ -374,17 +385,17 @@ class Companion(ServerThread):
         if self._closing or watcher.transport.is_closing():  # the table stops, or the phone left
             watcher.done.set()
             return
-        text = self._text(watcher.page, watcher.lang)
-        if text is None:
+        frame = self._frame(watcher.page, watcher.lang, watcher.chunked)
+        if frame is None:
             why = {"replaced": True} if watcher.page in self._snapshot.replaced else {}
-            watcher.send(f"event: gone\ndata: {json.dumps(why)}\n\n")
+            watcher.send(f"event: gone\ndata: {json.dumps(why)}\n\n".encode())
             watcher.done.set()
-        elif text != watcher.sent:
+        elif frame != watcher.sent:
             if watcher.transport.get_write_buffer_size() > BEHIND_BYTES:
                 watcher.drop()
                 return
-            watcher.send(f"data: {text}\n\n")
-            watcher.sent = text
+            watcher.transport.write(frame)
+            watcher.sent = frame
 
     def _private(self, request: web.Request) -> tuple[str, dict[str, Any]]:
         """The (role, view) behind the request's token, for the phone that opened it first.
@@ -490,15 +501,18 @@ class Companion(ServerThread):
         self._private(request)
         return await self._stream(request, request.match_info["token"])
 
-    def _text(self, page: str | None, lang: str) -> str | None:
+    def _frame(self, page: str | None, lang: str, chunked: bool) -> bytes | None:
         """The view of ``page`` (a token, or None for the public page) in ``lang`` as its event
-        stream sends it, or None when the token opens nothing now; encoded once a snapshot and
-        language, however many phones watch the page."""
-        if (page, lang) not in self._texts:
+        stream sends it, framed as the stream is (``chunked`` or not), or None when the token
+        opens nothing now; made once a snapshot, page, language and framing, however many
+        phones watch the page."""
+        key = (page, lang, chunked)
+        if key not in self._frames:
             view = self._snapshot.public if page is None else self._snapshot.private.get(page, (None, None))[1]
             said = None if view is None else localized(view, lang, self._snapshot.sentences)
-            self._texts[page, lang] = None if said is None else json.dumps(said, ensure_ascii=False)
-        return self._texts[page, lang]
+            self._frames[key] = None if said is None else _framed(
+                f"data: {json.dumps(said, ensure_ascii=False)}\n\n".encode(), chunked)
+        return self._frames[key]
 
     async def _stream(self, request: web.Request, page: str | None) -> web.StreamResponse:
         """The page's view now and on every change (``_wake`` sends them), a comment now and
@@ -531,7 +545,7 @@ class Companion(ServerThread):
                 except TimeoutError:
                     if watcher.transport.is_closing():  # the phone left: nothing will end this stream else
                         break
-                    watcher.send(": still here\n\n")
+                    watcher.send(b": still here\n\n")
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:
@@ -785,22 +799,22 @@ class _Held:
 
 class _Watcher:
     """One phone's open event stream: its page (a token, None for the public one) and language,
-    the view it was last sent, and its connection, written to directly with the stream's chunk framing."""
+    the view it was last sent (as framed), and its connection, written to directly with the
+    stream's chunk framing."""
 
     def __init__(self, page: str | None, lang: str, transport: asyncio.Transport, chunked: bool) -> None:
         self.page, self.lang, self.transport, self.chunked = page, lang, transport, chunked
-        self.sent: str | None = None
+        self.sent: bytes | None = None
         self.done = asyncio.Event()
 
-    def send(self, text: str) -> None:
-        data = text.encode()
-        if self.chunked:
-            data = b"%x\r\n%s\r\n" % (len(data), data)
-        self.transport.write(data)  # its callers have looked that the phone is still there
+    def send(self, data: bytes) -> None:
+        self.transport.write(_framed(data, self.chunked))  # its callers have looked that the phone is still there
 
     def drop(self) -> None:
-        """Close its connection and end it (a page that is still alive reconnects)."""
-        self.transport.close()
+        """Close its connection at once and end it (a page that is still alive reconnects): what
+        was not sent is thrown away, as a phone that reads nothing would never take it and its
+        connection, closed politely, would wait for it for ever."""
+        self.transport.abort()
         self.done.set()
 
 
@@ -810,6 +824,11 @@ SHOWS_ONLY = N_("this page only shows; it takes no actions")
 MALFORMED_ACTION = N_('expected a JSON object {"action": "<one line of text>"}')
 BIND = web.RequestKey("bind", tuple)  # the cookie to give the phone that has just opened a page
 COOKIE_S = 24 * 3600
+
+
+def _framed(data: bytes, chunked: bool) -> bytes:
+    """``data`` as a stream carries it: one chunk of HTTP/1.1's chunked encoding, or as it is."""
+    return b"%x\r\n%s\r\n" % (len(data), data) if chunked else data
 
 
 def _set_proof(request: web.Request, response: web.StreamResponse) -> None:
