@@ -1,0 +1,234 @@
+"""Issue 64: a league across cafés. Each café's host table sends its closed nights (and their
+corrections, which replace them) under the league's topics; the league folds them into the season's
+standings, per café and overall, and keeps apart a night that is not the sender's. The season is
+checked against a recomputation written from the rules: the nights' own standings as each café's
+book keeps them, the league's scoring applied by hand, and openskill's rating taken game by game."""
+
+from __future__ import annotations
+
+import json
+import random
+from itertools import count
+
+import pytest
+from openskill.models import PlackettLuce
+
+from pi_table.engine.endings import Termination
+from pi_table.fleet import league as league_
+from pi_table.fleet.league import League, Scoring, night_topic, record
+from pi_table.night.book import Book, Night
+from pi_table.night.games import Game
+from pi_table.night.names import folded
+
+STAFF = "staff · 1a2b3c"
+START = 1_795_000_000.0  # 2026-11-18, a café's evening
+
+
+class Clock:
+    """A café's clock: each look a minute on, so every night, round and game has its own time."""
+
+    def __init__(self, start: float) -> None:
+        self.ticks = count()
+        self.start = start
+
+    def __call__(self) -> float:
+        return self.start + 60.0 * next(self.ticks)
+
+
+def play_night(book: Book, tables: list[str], teams: list[str], rounds: int, rng: random.Random,
+               clock: Clock) -> Night:
+    """A night hosted on ``tables[0]``: ``teams`` join, ``rounds`` Swiss rounds, each pair's game
+    recorded at its table with a winner drawn by ``rng`` (now and then both lose), then closed."""
+    night = book.open("Friday league", ["codenames", "alias24"], tables)
+    for name in teams:
+        book.join(name)
+    for _ in range(rounds):
+        book.propose()
+        made = book.confirm(over=True)
+        for pair in made.pairs:
+            kind = rng.choice(["codenames", "codenames", "alias24"])
+            winner = None if kind == "alias24" and rng.random() < 0.3 else rng.choice(pair.teams)
+            ending = Termination.ARMED_NUKE if winner is None and kind == "alias24" else Termination.ALL_AGENTS_FOUND
+            book.record(Game(f"{pair.table}-{night.id}-{made.number}", pair.table, kind, pair.teams, winner, ending,
+                             None if winner is None else rng.randint(0, 8), None, made.number, clock(), 0))
+    return book.close(over=True)
+
+
+def sent(night: Night, cafe: str, host: str) -> tuple[str, bytes]:
+    """The topic and message a host table sends the league of its closed night, as JSON crosses the bridge."""
+    message = record(night, cafe, host)
+    assert message is not None
+    return night_topic("spring", cafe, host, night.id), json.dumps(message).encode()
+
+
+def recomputed(nights: list[tuple[str, Night]], scoring: Scoring, merged: dict[str, str] | None = None) -> list[tuple]:
+    """The season from the cafés' own nights, by the rules: each night's points as the night's
+    standings give them (or the scale at its place), summed (or a team's best N), then openskill's
+    Plackett-Luce over every result played at a table, in the order decided; ordered by points, then
+    the rating (mu - 3 sigma)."""
+    merged = merged or {}
+    model = PlackettLuce()
+
+    def key(name: str) -> str:
+        return folded(merged.get(folded(name), folded(name)))
+
+    points: dict[str, list[float]] = {}
+    ratings: dict[str, object] = {}
+    games = []
+    for cafe, night in nights:
+        for line in night.standings():
+            if scoring.points == "night":
+                scored = line.points
+            else:
+                scored = scoring.scale[line.place - 1] if line.place <= len(scoring.scale) else 0.0
+            points.setdefault(key(line.team), []).append(scored)
+        for result in night.counted():
+            if result.how == "played":
+                games.append((result.at, f"{cafe}/{night.host or 't'}/{night.id}/{result.id}", result))
+    for team in points:
+        ratings[team] = model.rating(name=team)
+    for _, _, result in sorted(games, key=lambda g: (g[0], g[1])):
+        first, second = key(result.teams[0]), key(result.teams[1])
+        ranks = [1, 1] if result.winner is None else [1, 2] if key(result.winner) == first else [2, 1]
+        [[ratings[first]], [ratings[second]]] = model.rate([[ratings[first]], [ratings[second]]], ranks=ranks)
+    season = []
+    for team, scored in points.items():
+        best = sorted(scored, reverse=True)[:scoring.best] if scoring.best else scored
+        rating = ratings[team]
+        season.append((team, len(scored), sum(best), round(rating.mu - 3 * rating.sigma, 6)))  # type: ignore[attr-defined]
+    return sorted(season, key=lambda line: (-line[2], -line[3]))
+
+
+def shown(season: list[league_.SeasonLine], league: League) -> list[tuple]:
+    return [(league.team(line.team), line.nights, line.points, round(line.ordinal, 6)) for line in season]
+
+
+def two_cafes(tmp_path, rng: random.Random) -> tuple[dict[str, Book], list[tuple[str, str, Night]]]:
+    """Two cafés' host tables, three nights each; two teams play in both cafés (one under another
+    spelling, as names are compared: the same team)."""
+    books = {"bar-roma": Book(tmp_path / "roma", clock=Clock(START)),
+             "bar-milano": Book(tmp_path / "milano", clock=Clock(START + 30))}
+    teams = {"bar-roma": ["Owls", "Zebras", "Foxes", "Moles", "Quiz Club"],
+             "bar-milano": ["owls", "Zébras", "Lynx", "Herons", "Otters", "Badgers"]}
+    tables = {"bar-roma": ["r1", "r2"], "bar-milano": ["m1", "m2", "m3"]}
+    played = []
+    for week in range(3):
+        for cafe, book in books.items():
+            night = play_night(book, tables[cafe], rng.sample(teams[cafe], len(teams[cafe]) - week % 2), 3, rng,
+                               book.clock)  # type: ignore[arg-type]
+            played.append((cafe, tables[cafe][0], night))
+    return books, played
+
+
+@pytest.mark.parametrize("scoring", [Scoring(), Scoring("places", (10, 6, 4, 3, 2, 1)), Scoring("night", best=2),
+                                     Scoring("places", best=2)], ids=["night", "places", "best-2", "places-best-2"])
+def test_the_season_equals_a_recomputation_from_the_cafes_own_nights(tmp_path, scoring):
+    rng = random.Random(64)
+    books, played = two_cafes(tmp_path, rng)
+    league = League("spring", scoring, cafes={"bar-roma": ["r1", "r2"], "bar-milano": ["m1", "m2", "m3"]})
+    for cafe, host, night in played:
+        assert league.take(*sent(night, cafe, host))
+    assert league.apart == {}
+    own = [(cafe, books[cafe].night_of(night.id)) for cafe, _, night in played]  # each café's book, read again
+    assert shown(league.season(), league) == recomputed(own, scoring)
+    assert shown(league.season("bar-milano"), league) == recomputed([n for n in own if n[0] == "bar-milano"], scoring)
+    both = {league.team(line.team): line.cafes for line in league.season()}
+    assert both["owls"] == both["zebras"] == ("bar-milano", "bar-roma")  # the same team across cafés, as names compare
+    places = [line.place for line in league.season()]
+    assert places[0] == 1 and places == sorted(places)
+
+
+def test_a_correction_replaces_the_night_and_an_older_version_changes_nothing(tmp_path):
+    rng = random.Random(7)
+    books, played = two_cafes(tmp_path, rng)
+    league = League("spring")
+    for cafe, host, night in played:
+        league.take(*sent(night, cafe, host))
+    cafe, host, night = played[0]
+    first = sent(night, cafe, host)
+    pair = night.rounds[0].pairs[0]
+    loser = next(team for team in pair.teams if team != night.slots()[(1, pair.table)].winner)
+    corrected = books[cafe].correct(night.id, 1, pair.table, "won", STAFF, winner=loser)
+    league.take(*sent(corrected, cafe, host))
+    league.take(*first)  # the earlier version, heard again (a retained message, a bridge back): changes nothing
+    own = [(c, books[c].night_of(n.id)) for c, _, n in played]
+    assert shown(league.season(), league) == recomputed(own, Scoring())
+    kept = league.nights[(cafe, host, night.id)]
+    assert kept.seq == corrected.seq and len(league.nights) == len(played)  # replaced, not added
+    assert kept.night.slots()[(1, pair.table)].winner == loser
+    assert league.take(night_topic("spring", cafe, host, night.id), b"")  # taken back
+    assert (cafe, host, night.id) not in league.nights
+
+
+def test_a_night_not_the_senders_is_refused_and_kept_apart_and_counts_for_nothing(tmp_path):
+    rng = random.Random(3)
+    _, played = two_cafes(tmp_path, rng)
+    league = League("spring", cafes={"bar-roma": ["r1", "r2"], "bar-milano": ["m1", "m2", "m3"]})
+    cafe, host, night = played[0]
+    topic, message = sent(night, cafe, host)
+    before = league.season()
+    cases = {
+        # a café sending another café's night under its own prefix
+        night_topic("spring", "bar-milano", host, night.id): (message, "the night of the café and table its topic names"),
+        # a table speaking for another of its café
+        night_topic("spring", cafe, "r2", night.id): (message, "the night of the café and table its topic names"),
+        # a café the league does not have
+        night_topic("spring", "bar-napoli", host, night.id): (
+            json.dumps({**json.loads(message), "cafe": "bar-napoli"}).encode(), "one of the league's cafés"),
+        # an unreadable message
+        night_topic("spring", cafe, host, "20261118-000000"): (b"{not json", "JSON in UTF-8"),
+    }
+    # a night at tables that are not the café's own, as its host sends it
+    milano = json.loads(sent(played[1][2], "bar-milano", "m1")[1])
+    cases[night_topic("spring", "bar-roma", "m1", milano["night"])] = (
+        json.dumps({**milano, "cafe": "bar-roma"}).encode(), "a night at the café's own tables (r1, r2)")
+    for where, (payload, why) in cases.items():
+        assert league.take(where, payload)
+        apart = league.apart[tuple(where.split("/")[3:4] + where.split("/")[5:7])]  # type: ignore[index]
+        assert why in str(apart.why), where
+        assert "Owls" not in str(apart.why)  # what it held is never shown
+    assert league.nights == {} and league.season() == before == []
+    shown_apart = league.to_json("it")["apart"]
+    assert len(shown_apart) == len(cases) and all(entry["why"] for entry in shown_apart)
+    league.take(topic, message)  # the café's own night, as sent: counted
+    assert list(league.nights) == [(cafe, host, night.id)]
+
+
+def test_an_open_night_or_one_whose_events_make_no_night_is_refused(tmp_path):
+    book = Book(tmp_path / "roma", clock=Clock(START))
+    night = book.open("Friday league", ["codenames"], ["r1"])
+    book.join("Owls")
+    message = {"night": night.id, "cafe": "bar-roma", "host": "r1", "seq": night.seq, "closed": START,
+               "events": list(night.events), "games": []}
+    assert record(night, "bar-roma", "r1") is None  # a host sends nothing while it is open
+    league = League("spring")
+    topic = night_topic("spring", "bar-roma", "r1", night.id)
+    league.take(topic, json.dumps(message).encode())
+    assert "the events of a night closed" in str(league.apart[("bar-roma", "r1", night.id)].why)
+    broken = {**message, "events": [{"event": "join", "team": "Owls", "nicknames": []}]}  # no night opened
+    league.take(topic, json.dumps(broken).encode())
+    assert "the time its night opened" in str(league.apart[("bar-roma", "r1", night.id)].why)
+    assert league.take("league/autumn/cafes/bar-roma/nights/r1/x", b"{}") is False  # another league's: not read
+
+
+@pytest.mark.parametrize("points, scale, best, why", [
+    ("wins", (1,), 0, "a league counts a night by 'night' or 'places'"),
+    ("places", (), 0, "a league's scale is 1 to 64 places' points"),
+    ("places", (10, -1), 0, "a league's scale is 1 to 64 places' points"),
+    ("night", (1,), -2, "a league counts a team's best 1 to 1000 nights, or 0 for all"),
+])
+def test_a_scoring_out_of_its_kind_says_what_is_expected(points, scale, best, why):
+    with pytest.raises(ValueError, match=why):
+        Scoring(points, scale, best)
+
+
+def test_merged_teams_are_one_team_of_the_season(tmp_path):
+    rng = random.Random(11)
+    books, played = two_cafes(tmp_path, rng)
+    merged = {"lynx": "Foxes"}  # the organiser merges a duplicate: one team under two names
+    league = League("spring", merged=merged)
+    for cafe, host, night in played:
+        league.take(*sent(night, cafe, host))
+    own = [(c, books[c].night_of(n.id)) for c, _, n in played]
+    assert shown(league.season(), league) == recomputed(own, Scoring(), merged)
+    assert "lynx" not in {league.team(line.team) for line in league.season()}
