@@ -232,3 +232,238 @@ def test_merged_teams_are_one_team_of_the_season(tmp_path):
     own = [(c, books[c].night_of(n.id)) for c, _, n in played]
     assert shown(league.season(), league) == recomputed(own, Scoring(), merged)
     assert "lynx" not in {league.team(line.team) for line in league.season()}
+
+
+# --- three real Mosquittos: two cafés bridged to one league -----------------------------------------
+
+
+class Cut:
+    """A link from a café's bridge to the league that a test can cut and mend: a TCP relay on a
+    port of its own to the league's port, as a café's line to the league goes down and comes back."""
+
+    def __init__(self, target: int) -> None:
+        import socket
+        import threading
+
+        from pi_table.fleet.broker import free_port
+
+        self.target, self.port = target, free_port()
+        self._socket, self._threading = socket, threading
+        self.links: list = []
+        self.listener = None
+        self.mend()
+
+    def mend(self) -> None:
+        listener = self._socket.create_server(("127.0.0.1", self.port), reuse_port=False)
+        self.listener = listener
+        self._threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def _accept(self, listener) -> None:
+        while True:
+            try:
+                near, _ = listener.accept()
+            except OSError:
+                return
+            far = self._socket.create_connection(("127.0.0.1", self.target))
+            self.links += [near, far]
+            for one, other in ((near, far), (far, near)):
+                self._threading.Thread(target=self._pipe, args=(one, other), daemon=True).start()
+
+    @staticmethod
+    def _pipe(one, other) -> None:
+        try:
+            while data := one.recv(65536):
+                other.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (one, other):
+                try:
+                    end.close()
+                except OSError:
+                    pass
+
+    def cut(self) -> None:
+        import socket
+
+        assert self.listener is not None
+        self.listener.shutdown(socket.SHUT_RDWR)  # wakes its accept (a close alone leaves it taking connections)
+        self.listener.close()
+        for end in self.links:
+            try:
+                end.shutdown(socket.SHUT_RDWR)
+                end.close()
+            except OSError:
+                pass
+        self.links = []
+
+
+class Page:
+    """The league's page as the organiser runs it: a client of the league's broker as its user,
+    every café's nights folded into a ``League`` (each topic heard, in ``topics``)."""
+
+    def __init__(self, port: int, password: str, ca, folder, cafes: dict) -> None:
+        import threading
+
+        from pi_table.config import broker as broker_config
+        from pi_table.fleet import link
+
+        secret = folder / "league.password"
+        secret.write_text(password + "\n")
+        settings = broker_config(f"mqtts://league@127.0.0.1:{port}", password_file=str(secret), ca=str(ca))
+        self.league = League("spring", cafes=cafes)
+        self.topics: list[str] = []
+        self.client = link.client(settings, "league-page")
+        up = threading.Event()
+
+        def connected(client, userdata, flags, reason, properties) -> None:
+            if not reason.is_failure:
+                client.subscribe("league/spring/cafes/#", qos=1)
+                up.set()
+
+        def message(client, userdata, heard) -> None:
+            self.topics.append(heard.topic)
+            self.league.take(heard.topic, heard.payload)
+
+        self.client.on_connect, self.client.on_message = connected, message
+        link.connect(self.client, settings)
+        from helpers import wait_for
+
+        wait_for(up.is_set, "the league's page connected", 15)
+
+    def holds(self, nights: dict[tuple[str, str, str], int]) -> bool:
+        """Whether the page holds these nights (café, host, id), each at this version."""
+        kept = dict(self.league.nights)
+        return all(key in kept and kept[key].seq == seq for key, seq in nights.items())
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+@pytest.mark.broker
+def test_two_cafes_bridged_to_a_league_lose_nothing_to_a_cut_link_or_a_league_restart(tmp_path):
+    """The issue's test: three Mosquittos on loopback, the league's and each café's set up by the
+    root helper's own acts, the cafés' bridges written by their join. Nights closed at both cafés'
+    host tables reach the league; Rome's link cut, it closes a night and corrects an earlier one,
+    the link comes back and the league's standings equal the recomputation from the cafés' own
+    books; a café writing under another's prefix is refused; the league's broker restarted, a new
+    page learns every night again, and a night Milan closed meanwhile arrives too."""
+    import dataclasses
+    import subprocess
+
+    from pi_table import config
+    from pi_table.fleet.reporter import Reporter
+    from pi_table.night.recorder import Recorder
+    from pi_table.release import broker
+
+    from helpers import MosquittoUnit, wait_for
+
+    units = {name: MosquittoUnit(tmp_path / name) for name in ("league", "bar-roma", "bar-milano")}
+    secrets = {name: broker.new_password() for name in ("bar-roma", "bar-milano", "league", "r1", "m1")}
+    hashed = {name: broker.password_hash(password) for name, password in secrets.items()}
+    roster = {"bar-roma": ["r1", "r2"], "bar-milano": ["m1", "m2", "m3"]}
+    rome = Cut(units["league"].port)
+    page = None
+    reporters: list[Reporter] = []
+    books: dict[str, Book] = {}
+    try:
+        units["league"].broker.host_league("127.0.0.1", "spring", {c: hashed[c] for c in roster}, hashed["league"])
+        league_ca = (units["league"].etc / broker.CA_CERT).read_text()
+        for cafe, host in (("bar-roma", "r1"), ("bar-milano", "m1")):
+            unit = units[cafe]
+            unit.broker.set_up("127.0.0.1", {host: hashed[host]})
+            port = rome.port if cafe == "bar-roma" else units["league"].port
+            unit.broker.join_league("spring", cafe, "127.0.0.1", port, secrets[cafe], league_ca)
+            assert unit.broker.league() == ("spring", cafe)
+            assert f"remote_password {secrets[cafe]}" in (unit.etc / broker.BRIDGE).read_text()
+            assert oct((unit.etc / broker.BRIDGE).stat().st_mode & 0o777) == "0o600"  # the café's password: root's
+            secret = tmp_path / f"{host}.password"
+            secret.write_text(secrets[host] + "\n")
+            settings = config.broker(f"mqtts://{host}@127.0.0.1:{unit.port}", table_id=host, password_file=str(secret),
+                                     ca=str(unit.etc / broker.CA_CERT))
+            books[cafe] = Book(tmp_path / f"{cafe}-book", clock=Clock(START + (0 if cafe == "bar-roma" else 30)))
+            reporter = Reporter(dataclasses.replace(settings, league="spring", cafe=cafe), act=lambda request: {"ok": True})
+            reporter.take_night(Recorder(books[cafe], host))
+            reporter.start()
+            reporters.append(reporter)
+        page = Page(units["league"].port, secrets["league"], units["league"].etc / broker.CA_CERT, tmp_path, roster)
+        rng = random.Random(64)
+        teams = {"bar-roma": ["Owls", "Zebras", "Foxes", "Moles", "Quiz Club"],
+                 "bar-milano": ["owls", "Lynx", "Herons", "Otters"]}
+        hosts = {"bar-roma": "r1", "bar-milano": "m1"}
+        closed: dict[tuple[str, str, str], int] = {}
+
+        def close_one(cafe: str) -> Night:
+            night = play_night(books[cafe], roster[cafe], teams[cafe], 3, rng, books[cafe].clock)  # type: ignore[arg-type]
+            closed[(cafe, hosts[cafe], night.id)] = night.seq
+            return night
+
+        first_rome = close_one("bar-roma")
+        close_one("bar-milano")
+        wait_for(lambda: page.holds(closed), "both cafés' nights at the league", 20)
+
+        rome.cut()  # Rome's line to the league goes down
+        close_one("bar-roma")
+        pair = first_rome.rounds[0].pairs[0]
+        loser = next(team for team in pair.teams if team != first_rome.slots()[(1, pair.table)].winner)
+        corrected = books["bar-roma"].correct(first_rome.id, 1, pair.table, "won", STAFF, winner=loser)
+        closed[("bar-roma", "r1", first_rome.id)] = corrected.seq  # an older night corrected after a newer closed
+        close_one("bar-milano")
+        time_cut = 2.0
+        import time
+
+        time.sleep(time_cut)
+        assert not page.holds(closed)  # Rome's night and correction wait at Rome's broker
+        rome.mend()
+        wait_for(lambda: page.holds(closed), "Rome's night and correction at the league once its link is back", 60)
+
+        def season_is_recomputed(league: League) -> None:
+            own = [(cafe, books[cafe].night_of(night_id)) for cafe, _, night_id in closed]
+            assert shown(league.season(), league) == recomputed(own, league.scoring)
+
+        season_is_recomputed(page.league)
+        assert page.league.apart == {}
+
+        # a café writing under another's prefix: the league's broker drops it
+        from pi_table.config import broker as broker_config
+        from pi_table.fleet import link
+
+        secret = tmp_path / "rogue.password"
+        secret.write_text(secrets["bar-roma"] + "\n")
+        stolen = broker_config(f"mqtts://bar-roma@127.0.0.1:{units['league'].port}", password_file=str(secret),
+                               ca=str(units["league"].etc / broker.CA_CERT))
+        rogue = link.client(stolen, "rogue")
+        rogue.on_connect = lambda client, userdata, flags, reason, properties: None
+        link.connect(rogue, stolen)
+        wait_for(rogue.is_connected, "Rome's credential at the league", 10)
+        forged = night_topic("spring", "bar-milano", "m1", "20261118-000000")
+        marker = night_topic("spring", "bar-roma", "r9", "20261118-000000")
+        rogue.publish(forged, b'{"forged": true}', qos=1, retain=True).wait_for_publish(10)
+        rogue.publish(marker, b'{"marker": true}', qos=1).wait_for_publish(10)
+        wait_for(lambda: marker in page.topics, "the café's own message after the forged one", 10)
+        rogue.disconnect()
+        rogue.loop_stop()
+        assert forged not in page.topics and ("bar-milano", "m1", "20261118-000000") not in page.league.apart
+        assert "bar-roma" in {apart.cafe for apart in page.league.apart.values()}  # its own junk: kept apart, said
+
+        # the league's broker restarted: a night Milan closes meanwhile waits, and a new page learns everything
+        page.close()
+        stop = [*units["league"].systemctl, "stop", "mosquitto.service"]
+        subprocess.run(stop, check=True, capture_output=True)
+        close_one("bar-milano")
+        subprocess.run([*units["league"].systemctl, "restart", "mosquitto.service"], check=True, capture_output=True)
+        page = Page(units["league"].port, secrets["league"], units["league"].etc / broker.CA_CERT, tmp_path, roster)
+        wait_for(lambda: page.holds(closed), "every night at the league after its restart", 60)
+        season_is_recomputed(page.league)
+        assert len(page.league.nights) == len(closed) == 5
+    finally:
+        for reporter in reporters:
+            reporter.stop()
+        for book in books.values():
+            book.stop()
+        if page is not None:
+            page.close()
+        rome.cut()
+        for unit in units.values():
+            unit.close()

@@ -68,6 +68,7 @@ from .schema import Message
 
 if TYPE_CHECKING:
     from ..night.recorder import Recorder
+    from ..night.state import Night
 
 log = logging.getLogger("pi_table.fleet")
 MAX_QUEUED = 1000  # events (and in-flight messages) paho holds while the broker is away
@@ -166,7 +167,7 @@ class Reporter:
         self._sent: Message | None = None  # the last status message made (sent, or waiting for the broker)
         self._night: str | None = None  # the night's message (``night``), sent again on every connect
         self._plan: str | None = None  # the plan of the night this table hosts (``plan``), likewise
-        self._league: tuple[str, str] | None = None  # its latest night closed, to the league (topic, message), likewise
+        self._league: dict[str, str] = {}  # the nights it closed or corrected since its start, to the league, likewise
         self.recorder: Recorder | None = None  # the table's part in game nights (``take_night``)
         self._lock = threading.Lock()
         self._wake = threading.Event()
@@ -277,6 +278,7 @@ class Reporter:
         self.recorder = recorder
         recorder.published = lambda game: self.night(recorder.report())
         recorder.book.changed = lambda: self._changed(recorder)
+        recorder.book.corrected = self.league_night
         self.client.message_callback_add(topic("+", "plan"), self._plan_heard)
         self.client.message_callback_add(topic("+", "night"), self._games_heard)
         self.night(recorder.report())
@@ -285,29 +287,29 @@ class Reporter:
     def _changed(self, recorder: Recorder) -> None:
         """The night this table hosts changed: its plan, and once it closed, what the league hears of it."""
         self.plan(recorder.plan())
-        self.league_night(recorder)
+        if recorder.book.night is not None:
+            self.league_night(recorder.book.night)
 
-    def league_night(self, recorder: Recorder) -> None:
-        """The night this table hosted, closed or corrected since (``league.record``), sent
-        retained to the league's topic of the café's broker, which bridges it to the league's
-        (issue 64): now if the broker is there, and again on every connect. Nothing without a
-        league ([fleet] league and cafe), while the night is open, or for a night another hosts."""
+    def league_night(self, night: Night) -> None:
+        """A night this table hosted, closed or corrected since (``league.record``), sent retained
+        to the league's topic of the café's broker, which bridges it to the league's (issue 64): now
+        if the broker is there, and again on every connect. Nothing without a league ([fleet]
+        league and cafe), while the night is open, or for a night another hosts. Called under the
+        book's lock (``Book.changed``, ``Book.corrected``)."""
         if not self.config.league:
             return
         from . import league  # the league's fold and its page: loaded at a table of a café in a league alone
 
-        with recorder.book.lock:
-            night = recorder.book.night
-            message = None if night is None else league.record(night, self.config.cafe, self.table_id)
+        message = league.record(night, self.config.cafe, self.table_id)
         if message is None:
             return
         payload = json.dumps(message)
         if not fits("league.night", payload):
             return
-        self._league = (league.night_topic(self.config.league, self.config.cafe, self.table_id, str(message["night"])),
-                        payload)
+        where = league.night_topic(self.config.league, self.config.cafe, self.table_id, night.id)
+        self._league[where] = payload
         if self.connected.is_set():
-            self.client.publish(*self._league, qos=1, retain=True)
+            self.client.publish(where, payload, qos=1, retain=True)
 
     def plan(self, plan: Message | None) -> None:
         """The plan of the night this table hosts (``Recorder.plan``): published retained now
@@ -396,8 +398,8 @@ class Reporter:
             self._publish_night(night)
         if (plan := self._plan) is not None:
             client.publish(topic(self.table_id, "plan"), plan, qos=1, retain=True)
-        if (sent := self._league) is not None:
-            client.publish(*sent, qos=1, retain=True)
+        for where, payload in list(self._league.items()):
+            client.publish(where, payload, qos=1, retain=True)
 
     def _connect_failed(self, client: mqtt.Client, userdata: Any) -> None:
         """An attempt to reach the broker failed (nothing listens, no route, no such name, the

@@ -35,6 +35,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import ipaddress
+import json
 import os
 import pwd
 import re
@@ -59,13 +60,20 @@ SHIPPED = Path(__file__).resolve().parent.parent / "fleet" / "mosquitto"  # the 
 CONF, ACL, PASSWD = "conf.d/pi-table.conf", "pi-table.acl", "pi-table.passwd"
 CERT, KEY = "certs/broker.crt", "certs/broker.key"
 CA_CERT, CA_KEY = "pi-table-ca.crt", "pi-table-ca.key"  # the CA's certificate is readable by all: it is given away
-WRITTEN = (CONF, ACL, PASSWD, CERT, KEY)  # what a set-up changes, and puts back when the broker does not answer
+BRIDGE, LEAGUE_CA, LEAGUE_NOTE = "conf.d/pi-table.league.conf", "pi-table-league-ca.crt", "pi-table-league.json"
+# the café's bridge to its league (root's alone: it holds the café's password there), the league's CA, and what it joined
+# (conf.d is read in order: the bridge's file after pi-table.conf, so its connection block comes after every setting)
+WRITTEN = (CONF, ACL, PASSWD, CERT, KEY, BRIDGE, LEAGUE_CA, LEAGUE_NOTE)  # what an act changes, and puts back when
+# the broker does not answer
 PORT = 8883  # pi-table.conf's listener
 UNIT = "mosquitto.service"
 ACTS = ("broker", "broker-users", "broker-remove")  # the helper's requests this module acts on (owner-wipe: the helper's)
 NOTE = "broker.json"  # the helper's note of the broker (its address, its users, how the last act ended)
 DASHBOARD = "dashboard"  # the ACL's user that reads every table
 RESERVED = (DASHBOARD, "staff")  # the ACL's users that are not tables
+ORGANISER = "league"  # the league broker's user that reads every café's nights and writes the season (its page)
+LEAGUE_PORT = PORT  # a league's broker listens as a café's does
+PASSWORD_MOST = 128
 MOST_TABLES = 50  # a café's; a chain's tables report to a clustered broker
 USER_BYTES = 64
 ADDRESS_MOST = 253  # a DNS name's length
@@ -193,12 +201,36 @@ class Broker:
     def set_up(self, address: str, users: dict[str, str]) -> None:
         """This table the café's broker at ``address``, with ``users`` (names and hashes) alone."""
         check({"address": address, "users": users})
+        self._made(address, users, self._acl())
+
+    def host_league(self, address: str, league: str, cafes: dict[str, str], page: str) -> None:
+        """This machine the league ``league``'s broker at ``address`` (issue 64): Mosquitto set up as
+        a café's is, its users the cafés (``cafes``, names and hashes: each café's bridge logs in as
+        the café) and the organiser's page (``ORGANISER``, ``page`` its hash), its ACL the league's
+        (``league_acl``)."""
+        _level(league, N_("the league's name"))
+        if (problem := address_problem(address)) is not None:
+            raise ReleaseError(problem)
+        if not isinstance(cafes, dict) or not 0 < len(cafes) <= MOST_TABLES:
+            raise ReleaseError(N_("the league's cafés are given as an object of at most {most} names and their "
+                                  "passwords' hashes"), most=MOST_TABLES)
+        users = {**{_level(name, N_("a café's name in the league")): hashed for name, hashed in cafes.items()},
+                 ORGANISER: page}
+        for name, hashed in users.items():
+            if not (isinstance(hashed, str) and PASSWORD_HASH.fullmatch(hashed)):
+                raise ReleaseError(N_("the password of {name} is not given as Mosquitto's hash ($7$...)"),
+                                   name=repr(name[:USER_BYTES]))
+        self._made(address, users, league_acl(league))
+
+    def _made(self, address: str, users: dict[str, str], acl: str) -> None:
+        """Mosquitto's files (the project's pi-table.conf, ``acl``), its CA, its certificate for
+        ``address`` and its ``users``; enabled and restarted, checked answering, else put back."""
         first = not (self.etc / CONF).exists()
         before = self._kept()
         try:
-            for name in (CONF, ACL):
-                shipped = (SHIPPED / Path(name).name).read_text(encoding="utf-8")
-                self._write(name, shipped.replace(f"{ETC}/", f"{self.etc}/"), 0o644)  # as it is, on a table
+            shipped = (SHIPPED / Path(CONF).name).read_text(encoding="utf-8")
+            self._write(CONF, shipped.replace(f"{ETC}/", f"{self.etc}/"), 0o644)  # as it is, on a table
+            self._write(ACL, acl, 0o644)
             self._authority()
             self._certificate(certificate_names(address, socket.gethostname()))
             self._passwords(users, keep=False)
@@ -222,6 +254,67 @@ class Broker:
         except (ReleaseError, OSError) as e:
             self._put_back(before, "reload-or-restart")
             raise RolledBack.of(_said(e)) from None
+
+    def join_league(self, league: str, cafe: str, address: str, port: int, password: str, ca: str) -> None:
+        """The café's broker bridged to the league ``league``'s broker at ``address``:``port``
+        (issue 64), as the café ``cafe`` with ``password``, checked with the league's CA (``ca``, its
+        PEM): its tables' closed nights go up, the season comes down, nothing else crosses
+        (``bridge_conf``); the ACL lets each table send only its own nights. Mosquitto restarted
+        (a bridge is read at its start alone) and checked answering, else the files before are back."""
+        _level(league, N_("the league's name"))
+        _level(cafe, N_("a café's name in the league"))
+        if (problem := address_problem(address)) is not None:
+            raise ReleaseError(problem)
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
+            raise ReleaseError(N_("the league's port is a whole number from 1 to 65535"))
+        if not isinstance(password, str) or not 0 < len(password) <= PASSWORD_MOST or not password.isascii() \
+                or not password.isprintable() or " " in password:
+            raise ReleaseError(N_("the café's password in the league is 1 to {most} ASCII letters, digits and signs, "
+                                  "with no space"), most=PASSWORD_MOST)
+        if not isinstance(ca, str) or not ca.lstrip().startswith("-----BEGIN CERTIFICATE-----") or len(ca) > 64 * 1024:
+            raise ReleaseError(N_("the league's CA is a certificate in PEM (-----BEGIN CERTIFICATE-----)"))
+        if not (self.etc / CONF).exists():
+            raise ReleaseError(N_("this table is not the café's broker yet: set it up first"))
+        before = self._kept()
+        try:
+            self._write(LEAGUE_CA, ca, 0o644)
+            self._write(LEAGUE_NOTE, json.dumps({"league": league, "cafe": cafe}), 0o600)
+            self._write(BRIDGE, bridge_conf(league, cafe, address, port, password, self.etc / LEAGUE_CA), 0o600)
+            self._write(ACL, self._acl(), 0o644)
+            self._systemctl("restart", UNIT)
+            self._answers()
+        except (ReleaseError, OSError) as e:
+            self._put_back(before, "restart")
+            raise RolledBack.of(_said(e)) from None
+
+    def leave_league(self) -> None:
+        """The bridge to the league taken down: its files gone, the ACL the café's alone, Mosquitto restarted."""
+        before = self._kept()
+        try:
+            for name in (BRIDGE, LEAGUE_CA, LEAGUE_NOTE):
+                (self.etc / name).unlink(missing_ok=True)
+            self._write(ACL, self._acl(), 0o644)
+            self._systemctl("restart", UNIT)
+            self._answers()
+        except (ReleaseError, OSError) as e:
+            self._put_back(before, "restart")
+            raise RolledBack.of(_said(e)) from None
+
+    def league(self) -> tuple[str, str] | None:
+        """The league this café's broker is bridged to, and the café's name in it; None when none."""
+        try:
+            joined = json.loads((self.etc / LEAGUE_NOTE).read_text(encoding="utf-8"))
+            return str(joined["league"]), str(joined["cafe"])
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError):
+            raise ReleaseError(N_("the note of the league this broker joined cannot be read: join it again")) from None
+
+    def _acl(self) -> str:
+        """The café's ACL: the project's pi-table.acl as it is, and the league's lines when the café joined one."""
+        shipped = (SHIPPED / Path(ACL).name).read_text(encoding="utf-8")
+        joined = self.league()
+        return shipped if joined is None else shipped + cafe_acl(*joined)
 
     def remove(self, table: str) -> None:
         """``table`` taken off the broker: its line out of the password file, which Mosquitto then
@@ -406,6 +499,64 @@ class Broker:
             time.sleep(0.3)
         raise ReleaseError(N_("Mosquitto does not answer over TLS on port {port} ({error})"), port=self.port,
                            error=error[:200])
+
+
+def _level(name: object, what: str) -> str:
+    """``name`` if it is one level of the league's topics and a user of its broker (``is_user``),
+    and not the organiser's; ReleaseError naming ``what`` otherwise."""
+    if not is_user(name) or name == ORGANISER:
+        raise ReleaseError(N_("{what} is 1 to 64 bytes with no '/', '+', '#', ':', space or invisible character, and "
+                              "not 'league'"), what=what)
+    return str(name)
+
+
+def cafe_acl(league: str, cafe: str) -> str:
+    """What the café's ACL adds for its league: a table sends the league only the nights it hosted,
+    under its own name, and every table reads the season (the bridge brings it down)."""
+    return (f"\n# The league {league}, as the café {cafe} (issue 64; written by the root helper when the owner\n"
+            "# joined it): a table sends the league the nights it hosted, under its own name alone; every\n"
+            "# table reads the league's season, which the bridge brings down.\n"
+            f"pattern write league/{league}/cafes/{cafe}/nights/%u/+\n"
+            f"pattern read league/{league}/season\n")
+
+
+def league_acl(league: str) -> str:
+    """The league broker's ACL: each café (its bridge logs in as the café) writes only under its own
+    prefix and reads the season; the organiser's page reads every café's nights and writes the season."""
+    return ("# Who may do what on the league's broker (issue 64), written by pi-table's root helper.\n"
+            "# Each café's bridge logs in with the café's name as its user (%u): it writes its own nights\n"
+            "# alone, whatever a table of it sends, and reads the season.\n"
+            f"pattern write league/{league}/cafes/%u/#\n"
+            f"pattern read league/{league}/season\n\n"
+            "# The league's page: every café's nights, and the season it makes of them.\n"
+            f"user {ORGANISER}\n"
+            f"topic read league/{league}/cafes/#\n"
+            f"topic write league/{league}/season\n")
+
+
+def bridge_conf(league: str, cafe: str, address: str, port: int, password: str, ca: Path) -> str:
+    """Mosquitto's bridge from the café's broker to the league's: over TLS checked with the league's
+    CA, as the café; only the league's topics, the café's nights up and the season down, at QoS 1
+    in a session the league keeps (``cleansession false``) and the café's broker persists, so a
+    night closed while the link is down goes up when it returns, in order, once."""
+    prefix = f"league/{league}/"
+    return (f"# The café's bridge to the league {league} (issue 64): written by pi-table's root helper.\n"
+            "connection pi-table-league\n"
+            f"address {address}:{port}\n"
+            f"remote_username {cafe}\n"
+            f"remote_password {password}\n"
+            f"remote_clientid {cafe}\n"
+            "cleansession false\n"
+            f"bridge_cafile {ca}\n"
+            "bridge_tls_version tlsv1.2\n"
+            "bridge_insecure false\n"
+            "notifications true\n"
+            "notifications_local_only true\n"
+            "start_type automatic\n"
+            "restart_timeout 1 30\n"
+            "keepalive_interval 30\n"
+            f"topic cafes/{cafe}/nights/# out 1 {prefix} {prefix}\n"
+            f"topic season in 1 {prefix} {prefix}\n")
 
 
 def publish_empty(port: int, cafile: Path, user: str, password: str, topics: list[str]) -> None:
