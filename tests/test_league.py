@@ -467,3 +467,41 @@ def test_two_cafes_bridged_to_a_league_lose_nothing_to_a_cut_link_or_a_league_re
         rome.cut()
         for unit in units.values():
             unit.close()
+
+
+CA = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+
+
+@pytest.mark.parametrize("league, cafe, address, port, password, ca, why", [
+    ("spr/ing", "bar-roma", "127.0.0.1", 8883, "pw", CA, "the league's name is 1 to 64 bytes"),
+    ("spring", "league", "127.0.0.1", 8883, "pw", CA, "a café's name in the league is 1 to 64 bytes"),
+    ("spring", "bar #1", "127.0.0.1", 8883, "pw", CA, "a café's name in the league is 1 to 64 bytes"),
+    ("spring", "bar-roma", "league..example", 8883, "pw", CA, "the broker's address is its name"),
+    ("spring", "bar-roma", "127.0.0.1", 0, "pw", CA, "the league's port is a whole number from 1 to 65535"),
+    ("spring", "bar-roma", "127.0.0.1", 8883, "pw with\nlines", CA, "the café's password in the league is 1 to 128"),
+    ("spring", "bar-roma", "127.0.0.1", 8883, "pw", "not a certificate", "the league's CA is a certificate in PEM"),
+])
+def test_a_league_to_join_out_of_its_kind_is_refused_before_anything_is_written(tmp_path, league, cafe, address, port,
+                                                                                password, ca, why):
+    from pi_table.release import ReleaseError, broker
+
+    etc = tmp_path / "etc"
+    with pytest.raises(ReleaseError, match=why) as refused:
+        broker.Broker(etc, ("false",), 1).join_league(league, cafe, address, port, password, ca)
+    assert "lines" not in str(refused.value)  # what was sent is never repeated
+    assert not etc.exists()
+
+
+def test_the_bridge_carries_the_leagues_topics_alone_and_the_acl_lets_a_table_send_only_its_own_nights():
+    from pi_table.release import broker
+
+    bridge = broker.bridge_conf("spring", "bar-roma", "league.example", 8883, "secret", broker.ETC / broker.LEAGUE_CA)
+    topics = [line.split() for line in bridge.splitlines() if line.startswith("topic ")]
+    assert topics == [["topic", "cafes/bar-roma/nights/#", "out", "1", "league/spring/", "league/spring/"],
+                      ["topic", "season", "in", "1", "league/spring/", "league/spring/"]]
+    assert {"cleansession false", "bridge_insecure false", "bridge_cafile /etc/mosquitto/pi-table-league-ca.crt",
+            "remote_username bar-roma"} <= set(bridge.splitlines())
+    acl = broker.cafe_acl("spring", "bar-roma")
+    assert "pattern write league/spring/cafes/bar-roma/nights/%u/+" in acl.splitlines()
+    assert [line for line in acl.splitlines() if line.startswith(("pattern", "topic", "user"))] == [
+        "pattern write league/spring/cafes/bar-roma/nights/%u/+", "pattern read league/spring/season"]
