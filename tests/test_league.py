@@ -504,4 +504,39 @@ def test_the_bridge_carries_the_leagues_topics_alone_and_the_acl_lets_a_table_se
     acl = broker.cafe_acl("spring", "bar-roma")
     assert "pattern write league/spring/cafes/bar-roma/nights/%u/+" in acl.splitlines()
     assert [line for line in acl.splitlines() if line.startswith(("pattern", "topic", "user"))] == [
-        "pattern write league/spring/cafes/bar-roma/nights/%u/+", "pattern read league/spring/season"]
+        "pattern write league/spring/cafes/bar-roma/nights/%u/+", "pattern read league/spring/season",
+        "user pi-table-helper", "topic read $SYS/broker/connection/pi-table-league/state"]  # the helper's check alone
+
+
+@pytest.mark.broker
+@pytest.mark.parametrize("wrong", ["password", "ca", "address"])
+def test_a_league_that_does_not_take_the_bridge_is_a_trial_that_comes_back(tmp_path, wrong):
+    """The café's broker joins a league with a wrong password, another CA or a port where no league
+    listens: the bridge does not link within the wait, the helper's act says why, and the café's
+    broker is back on its files before (no bridge, its ACL the café's alone), answering its tables."""
+    from pi_table.release import broker
+    from pi_table.release.broker import RolledBack
+
+    from helpers import MosquittoUnit
+
+    league, cafe = MosquittoUnit(tmp_path / "league"), MosquittoUnit(tmp_path / "cafe")
+    try:
+        league.broker.host_league("127.0.0.1", "spring", {"bar-roma": broker.password_hash("right")},
+                                  broker.password_hash("page"))
+        cafe.broker.set_up("127.0.0.1", {"r1": broker.password_hash("r1")})
+        acl = (cafe.etc / broker.ACL).read_text()
+        ca = (league.etc / broker.CA_CERT).read_text() if wrong != "ca" else (cafe.etc / broker.CA_CERT).read_text()
+        port = league.port if wrong != "address" else cafe.port + 1
+        joining = broker.Broker(cafe.etc, cafe.systemctl, cafe.port, link_s=3.0)
+        with pytest.raises(RolledBack, match="the league's broker did not take the café's bridge"):
+            joining.join_league("spring", "bar-roma", "127.0.0.1", port, "wrong" if wrong == "password" else "right", ca)
+        assert not (cafe.etc / broker.BRIDGE).exists() and not (cafe.etc / broker.LEAGUE_NOTE).exists()
+        assert (cafe.etc / broker.ACL).read_text() == acl and cafe.broker.league() is None
+        assert cafe.broker.users() == ["r1"]  # the helper's own user, gone
+        assert cafe.running()
+        cafe.broker.join_league("spring", "bar-roma", "127.0.0.1", league.port, "right",
+                                (league.etc / broker.CA_CERT).read_text())  # then the right one links
+        assert cafe.broker.league() == ("spring", "bar-roma")
+    finally:
+        cafe.close()
+        league.close()

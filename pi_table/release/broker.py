@@ -74,6 +74,10 @@ RESERVED = (DASHBOARD, "staff")  # the ACL's users that are not tables
 ORGANISER = "league"  # the league broker's user that reads every café's nights and writes the season (its page)
 LEAGUE_PORT = PORT  # a league's broker listens as a café's does
 PASSWORD_MOST = 128
+LINK = "pi-table-league"  # the bridge's connection; its state ("1" linked, "0" not) on STATE, retained, on the café's broker
+STATE = f"$SYS/broker/connection/{LINK}/state"
+CHECKER = "pi-table-helper"  # the user the root helper reads STATE as: its password only while it looks
+LINK_S = 30.0  # the league's broker taking the café's bridge, once Mosquitto restarted on it
 MOST_TABLES = 50  # a café's; a chain's tables report to a clustered broker
 USER_BYTES = 64
 ADDRESS_MOST = 253  # a DNS name's length
@@ -192,11 +196,13 @@ def certificate_names(address: str, host: str) -> list[str]:
 @dataclass(frozen=True)
 class Broker:
     """Mosquitto's files in ``etc`` (/etc/mosquitto), its unit run by ``systemctl``, its listener
-    checked on ``port`` of this machine once it restarted (the tests give their own of each)."""
+    checked on ``port`` of this machine once it restarted, a league's bridge waited for ``link_s``
+    (the tests give their own of each)."""
 
     etc: Path = ETC
     systemctl: Sequence[str] = ("systemctl",)
     port: int = PORT
+    link_s: float = LINK_S
 
     def set_up(self, address: str, users: dict[str, str]) -> None:
         """This table the café's broker at ``address``, with ``users`` (names and hashes) alone."""
@@ -283,9 +289,25 @@ class Broker:
             self._write(ACL, self._acl(), 0o644)
             self._systemctl("restart", UNIT)
             self._answers()
+            self._linked()
         except (ReleaseError, OSError) as e:
             self._put_back(before, "restart")
             raise RolledBack.of(_said(e)) from None
+
+    def _linked(self) -> None:
+        """The bridge linked to the league's broker within ``LINK_S`` (its state, read as
+        ``CHECKER`` under a password made for this once, as ``_clear`` writes); ReleaseError
+        saying why not: the league unreachable, the café's password or the league's CA wrong."""
+        password = new_password()
+        try:
+            self._passwords({CHECKER: password_hash(password)}, keep=True)
+            self._systemctl("reload-or-restart", UNIT)
+            if read_state(self.port, self.etc / CA_CERT, CHECKER, password, STATE, self.link_s) != b"1":
+                raise ReleaseError(N_("the league's broker did not take the café's bridge within {seconds} s: check its "
+                                      "address, the café's name and password and the league's CA"),
+                                   seconds=round(self.link_s))
+        finally:
+            self._without(CHECKER)
 
     def leave_league(self) -> None:
         """The bridge to the league taken down: its files gone, the ACL the café's alone, Mosquitto restarted."""
@@ -517,7 +539,10 @@ def cafe_acl(league: str, cafe: str) -> str:
             "# joined it): a table sends the league the nights it hosted, under its own name alone; every\n"
             "# table reads the league's season, which the bridge brings down.\n"
             f"pattern write league/{league}/cafes/{cafe}/nights/%u/+\n"
-            f"pattern read league/{league}/season\n")
+            f"pattern read league/{league}/season\n\n"
+            "# The root helper, while it checks that the bridge linked (its password only then).\n"
+            f"user {CHECKER}\n"
+            f"topic read {STATE}\n")
 
 
 def league_acl(league: str) -> str:
@@ -541,7 +566,7 @@ def bridge_conf(league: str, cafe: str, address: str, port: int, password: str, 
     night closed while the link is down goes up when it returns, in order, once."""
     prefix = f"league/{league}/"
     return (f"# The café's bridge to the league {league} (issue 64): written by pi-table's root helper.\n"
-            "connection pi-table-league\n"
+            f"connection {LINK}\n"
             f"address {address}:{port}\n"
             f"remote_username {cafe}\n"
             f"remote_password {password}\n"
@@ -552,6 +577,7 @@ def bridge_conf(league: str, cafe: str, address: str, port: int, password: str, 
             "bridge_insecure false\n"
             "notifications true\n"
             "notifications_local_only true\n"
+            f"notification_topic {STATE}\n"
             "start_type automatic\n"
             "restart_timeout 1 30\n"
             "keepalive_interval 30\n"
@@ -589,6 +615,42 @@ def publish_empty(port: int, cafile: Path, user: str, password: str, topics: lis
         time.sleep(0.2)
     raise ReleaseError(N_("Mosquitto did not take the empty messages on port {port} ({error})"), port=port,
                        error=error[:200])
+
+
+def read_state(port: int, cafile: Path, user: str, password: str, topic: str, seconds: float) -> bytes:
+    """The message on ``topic`` (retained, QoS 0) once it is b"1", or the last one heard (b"" for
+    none) after ``seconds``: read as ``user`` over TLS on this machine's ``port`` checked with
+    ``cafile``, trying again while the broker has not yet read ``user``'s password. MQTT 3.1.1 by
+    the standard library, as ``publish_empty``."""
+    context = ssl.create_default_context(cafile=str(cafile))
+    deadline, last = time.monotonic() + seconds, b""
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=2) as raw, \
+                    context.wrap_socket(raw, server_hostname="localhost") as link:
+                link.sendall(_packet(0x10, _text("MQTT") + bytes([4, 0xC2]) + (30).to_bytes(2, "big")
+                                     + _text(f"pi-table-helper-{secrets.token_hex(4)}") + _text(user) + _text(password)))
+                kind, body = _received(link)
+                if kind != 0x20 or len(body) != 2 or body[1] != 0:  # its password not read yet: refused, for now
+                    time.sleep(0.2)
+                    continue
+                link.sendall(_packet(0x82, (1).to_bytes(2, "big") + _text(topic) + b"\x00"))
+                while time.monotonic() < deadline:
+                    link.settimeout(max(0.1, min(2.0, deadline - time.monotonic())))
+                    try:
+                        kind, body = _received(link)
+                    except TimeoutError:
+                        continue
+                    if kind >> 4 == 3:  # a PUBLISH at QoS 0: its topic, then its payload
+                        size = int.from_bytes(body[:2], "big")
+                        if body[2:2 + size].decode("utf-8", "replace") == topic:
+                            last = body[2 + size:]
+                            if last == b"1":
+                                link.sendall(b"\xe0\x00")
+                                return last
+        except (OSError, ssl.SSLError):
+            time.sleep(0.2)
+    return last
 
 
 def _text(text: str) -> bytes:
