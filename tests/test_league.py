@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from itertools import count
 
 import pytest
@@ -218,7 +219,7 @@ def test_an_open_night_or_one_whose_events_make_no_night_is_refused(tmp_path):
     ("night", (1,), -2, "a league counts a team's best 1 to 1000 nights, or 0 for all"),
 ])
 def test_a_scoring_out_of_its_kind_says_what_is_expected(points, scale, best, why):
-    with pytest.raises(ValueError, match=why):
+    with pytest.raises(ValueError, match=re.escape(why)):
         Scoring(points, scale, best)
 
 
@@ -540,3 +541,89 @@ def test_a_league_that_does_not_take_the_bridge_is_a_trial_that_comes_back(tmp_p
     finally:
         cafe.close()
         league.close()
+
+
+@pytest.mark.broker
+def test_the_league_page_shows_the_season_in_both_languages_exports_it_and_sends_it_down(broker, tmp_path):
+    """The organiser's page on a league's broker: the nights the cafés sent, folded; the page in the
+    language the phone asks for, the CSV export, and the season sent back retained for the cafés."""
+    import urllib.request
+
+    from pi_table import config
+    from pi_table.fleet.league_page import LeaguePage
+    from pi_table.fleet.link import client as link_client
+
+    from helpers import wait_for
+
+    rng = random.Random(5)
+    books, played = two_cafes(tmp_path, rng)
+    roster = tmp_path / "roster.toml"
+    roster.write_text('[cafes]\nbar-roma = ["r1", "r2"]\nbar-milano = ["m1", "m2", "m3"]\n\n'
+                      '[scoring]\npoints = "places"\nbest = 2\n')
+    from pi_table.fleet.league_page import read_roster
+
+    cafes, merged, scoring = read_roster(roster)
+    settings = config.broker(broker.url)
+    sender = link_client(settings, "café")
+    sender.connect(settings.host, settings.port)
+    sender.loop_start()
+    seasons: list[bytes] = []
+    listener = link_client(settings, "a café's table")
+    listener.on_connect = lambda client, userdata, flags, reason, properties: client.subscribe("league/spring/season", 1)
+    listener.on_message = lambda client, userdata, message: seasons.append(message.payload)
+    listener.connect(settings.host, settings.port)
+    listener.loop_start()
+    page = LeaguePage(settings, League("spring", scoring, cafes, merged), "127.0.0.1", 0)
+    page.start()
+    try:
+        for cafe, host, night in played:
+            sender.publish(*sent(night, cafe, host), qos=1, retain=True)
+        sender.publish(night_topic("spring", "bar-roma", "m1", "20261118-000000"), b"{}", qos=1, retain=True)
+        wait_for(lambda: len(page.league.nights) == len(played) and page.league.apart, "every night at the page", 10)
+        own = [(cafe, books[cafe].night_of(night.id)) for cafe, _, night in played]
+        expected = recomputed(own, scoring)
+
+        def fetched(path: str, lang: str = "") -> str:
+            asked = urllib.request.Request(page.url + path, headers={"Accept-Language": lang} if lang else {})
+            with urllib.request.urlopen(asked, timeout=10) as answer:
+                return answer.read().decode()
+
+        english, italian = fetched("/"), fetched("/", "it-IT,it;q=0.9")
+        assert "The league spring" in english and "Last heard" in english and "Nights refused" in english
+        assert "La lega spring" in italian and "Nights refused" not in italian and "Serate rifiutate" in italian
+        assert fetched("/?lang=it") == italian
+        leader = next(line for line in page.league.season() if league_key(page.league, line) == expected[0][0])
+        assert leader.team in english and leader.place == 1
+        data = json.loads(fetched("/season.json"))
+        assert [(page.league.team(line["team"]), line["points"]) for line in data["season"]] == \
+            [(team, points) for team, _, points, _ in expected]
+        csv_lines = fetched("/season.csv").splitlines()
+        assert csv_lines[0].startswith("place,team,cafes,nights,points") and len(csv_lines) == len(expected) + 1
+        wait_for(lambda: seasons and json.loads(seasons[-1])["season"] == data["season"], "the season sent down", 10)
+    finally:
+        page.stop()
+        for client in (sender, listener):
+            client.disconnect()
+            client.loop_stop()
+
+
+def league_key(league: League, line: league_.SeasonLine) -> str:
+    return league.team(line.team)
+
+
+@pytest.mark.parametrize("text, why", [
+    ("[cafes]\nbar-roma = \"r1\"\n", "cafes.bar-roma should be a list of the café's tables' names"),
+    ("[teams]\n", "[teams] is no part of a roster"),
+    ("[scoring]\npoints = \"wins\"\n", "a league counts a night by 'night' or 'places'"),
+    ("[scoring]\nbest = \"two\"\n", "a league counts a team's best"),
+    ("[merged]\nlynx = 3\n", "merged.lynx should be the name of the team it is merged into"),
+    ("cafes = [", "is not TOML in UTF-8"),
+])
+def test_a_roster_out_of_its_kind_names_the_file_the_key_and_what_was_expected(tmp_path, text, why):
+    from pi_table.fleet.league_page import RosterError, read_roster
+
+    path = tmp_path / "roster.toml"
+    path.write_text(text)
+    with pytest.raises(RosterError, match=re.escape(why)) as refused:
+        read_roster(path)
+    assert str(refused.value).startswith(f"{path}: ")

@@ -81,9 +81,10 @@ class Scoring:
     def __post_init__(self) -> None:
         if self.points not in (NIGHT_POINTS, PLACES):
             raise ValueError(f"a league counts a night by {NIGHT_POINTS!r} or {PLACES!r}, not {self.points!r}")
-        if not 0 < len(self.scale) <= MOST_SCALE or any(isinstance(p, bool) or not 0 <= p <= 1000 for p in self.scale):
+        if not 0 < len(self.scale) <= MOST_SCALE or any(
+                isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1000 for p in self.scale):
             raise ValueError(f"a league's scale is 1 to {MOST_SCALE} places' points, each from 0 to 1000")
-        if isinstance(self.best, bool) or not 0 <= self.best <= 1000:
+        if isinstance(self.best, bool) or not isinstance(self.best, int) or not 0 <= self.best <= 1000:
             raise ValueError("a league counts a team's best 1 to 1000 nights, or 0 for all")
 
     def of(self, line: Standing) -> float:
