@@ -14,11 +14,10 @@ from itertools import count
 import pytest
 from openskill.models import PlackettLuce
 
-from pi_table.engine.endings import Termination
+from pi_table.bench.league import play_night
 from pi_table.fleet import league as league_
 from pi_table.fleet.league import League, Scoring, night_topic, record
 from pi_table.night.book import Book, Night
-from pi_table.night.games import Game
 from pi_table.night.names import folded
 
 STAFF = "staff · 1a2b3c"
@@ -34,25 +33,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.start + 60.0 * next(self.ticks)
-
-
-def play_night(book: Book, tables: list[str], teams: list[str], rounds: int, rng: random.Random,
-               clock: Clock) -> Night:
-    """A night hosted on ``tables[0]``: ``teams`` join, ``rounds`` Swiss rounds, each pair's game
-    recorded at its table with a winner drawn by ``rng`` (now and then both lose), then closed."""
-    night = book.open("Friday league", ["codenames", "alias24"], tables)
-    for name in teams:
-        book.join(name)
-    for _ in range(rounds):
-        book.propose()
-        made = book.confirm(over=True)
-        for pair in made.pairs:
-            kind = rng.choice(["codenames", "codenames", "alias24"])
-            winner = None if kind == "alias24" and rng.random() < 0.3 else rng.choice(pair.teams)
-            ending = Termination.ARMED_NUKE if winner is None and kind == "alias24" else Termination.ALL_AGENTS_FOUND
-            book.record(Game(f"{pair.table}-{night.id}-{made.number}", pair.table, kind, pair.teams, winner, ending,
-                             None if winner is None else rng.randint(0, 8), None, made.number, clock(), 0))
-    return book.close(over=True)
 
 
 def sent(night: Night, cafe: str, host: str) -> tuple[str, bytes]:
@@ -115,8 +95,7 @@ def two_cafes(tmp_path, rng: random.Random) -> tuple[dict[str, Book], list[tuple
     played = []
     for week in range(3):
         for cafe, book in books.items():
-            night = play_night(book, tables[cafe], rng.sample(teams[cafe], len(teams[cafe]) - week % 2), 3, rng,
-                               book.clock)  # type: ignore[arg-type]
+            night = play_night(book, tables[cafe], rng.sample(teams[cafe], len(teams[cafe]) - week % 2), 3, rng)
             played.append((cafe, tables[cafe][0], night))
     return books, played
 
@@ -396,7 +375,7 @@ def test_two_cafes_bridged_to_a_league_lose_nothing_to_a_cut_link_or_a_league_re
         closed: dict[tuple[str, str, str], int] = {}
 
         def close_one(cafe: str) -> Night:
-            night = play_night(books[cafe], roster[cafe], teams[cafe], 3, rng, books[cafe].clock)  # type: ignore[arg-type]
+            night = play_night(books[cafe], roster[cafe], teams[cafe], 3, rng)
             closed[(cafe, hosts[cafe], night.id)] = night.seq
             return night
 
@@ -627,3 +606,20 @@ def test_a_roster_out_of_its_kind_names_the_file_the_key_and_what_was_expected(t
     with pytest.raises(RosterError, match=re.escape(why)) as refused:
         read_roster(path)
     assert str(refused.value).startswith(f"{path}: ")
+
+
+@pytest.mark.broker
+@pytest.mark.slow
+def test_the_league_bench_in_small_times_every_night_to_the_page():
+    """``pi-table bench league`` with two cafés: each night closed reaches ``pi-table league``'s page
+    through its café's bridge, and the figures are the bench's."""
+    from pi_table.bench import league as bench
+    from pi_table.fleet.broker import mosquitto
+
+    from helpers import require_tools
+
+    require_tools(also_missing=() if mosquitto() else ("mosquitto",))
+    figures = bench.run(cafes=2, nights=2)
+    assert (figures["cafes"], figures["tables"], figures["nights"], figures["teams"]) == (2, 6, 4, 6)
+    assert 0 < figures["closed_to_page"]["p50_ms"] <= figures["closed_to_page"]["p99_ms"] < 10_000  # type: ignore[index]
+    assert figures["page"]["rss_mb"] > 0  # type: ignore[index]

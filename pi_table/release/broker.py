@@ -559,12 +559,14 @@ def league_acl(league: str) -> str:
             f"topic write league/{league}/season\n")
 
 
-def bridge_conf(league: str, cafe: str, address: str, port: int, password: str, ca: Path) -> str:
+def bridge_conf(league: str, cafe: str, address: str, port: int, password: str, ca: Path | None) -> str:
     """Mosquitto's bridge from the café's broker to the league's: over TLS checked with the league's
     CA, as the café; only the league's topics, the café's nights up and the season down, at QoS 1
     in a session the league keeps (``cleansession false``) and the café's broker persists, so a
-    night closed while the link is down goes up when it returns, in order, once."""
+    night closed while the link is down goes up when it returns, in order, once. ``ca`` None: no
+    TLS, for the league benchmark's brokers on loopback alone (``join_league`` always gives one)."""
     prefix = f"league/{league}/"
+    tls = "" if ca is None else f"bridge_cafile {ca}\nbridge_tls_version tlsv1.2\nbridge_insecure false\n"
     return (f"# The café's bridge to the league {league} (issue 64): written by pi-table's root helper.\n"
             f"connection {LINK}\n"
             f"address {address}:{port}\n"
@@ -572,9 +574,7 @@ def bridge_conf(league: str, cafe: str, address: str, port: int, password: str, 
             f"remote_password {password}\n"
             f"remote_clientid {cafe}\n"
             "cleansession false\n"
-            f"bridge_cafile {ca}\n"
-            "bridge_tls_version tlsv1.2\n"
-            "bridge_insecure false\n"
+            f"{tls}"
             "notifications true\n"
             "notifications_local_only true\n"
             f"notification_topic {STATE}\n"
