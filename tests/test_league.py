@@ -623,3 +623,85 @@ def test_the_league_bench_in_small_times_every_night_to_the_page():
     assert (figures["cafes"], figures["tables"], figures["nights"], figures["teams"]) == (2, 6, 4, 6)
     assert 0 < figures["closed_to_page"]["p50_ms"] <= figures["closed_to_page"]["p99_ms"] < 10_000  # type: ignore[index]
     assert figures["page"]["rss_mb"] > 0  # type: ignore[index]
+
+
+@pytest.mark.broker
+@pytest.mark.daemon
+def test_the_owner_joins_a_league_from_the_staff_page_as_a_trial_and_the_tables_nights_then_reach_it(tmp_path):
+    """The café's owner, on the staff page of the table that is the café's broker, joins the league
+    with what its organiser gave: given a wrong password, the helper's trial comes back (the bridge
+    never linked), the page says why and the table's settings stay; given the right one, the bridge
+    links, the table restarts sending its nights to the league ([fleet] league and cafe) and a night
+    it hosts and closes reaches the league's broker. Staff without the owner's step up are refused."""
+    import dataclasses
+    import tomllib
+
+    from pi_table.release import broker
+
+    from helpers import MosquittoUnit, Staff, wait_for
+    from test_broker_page import Cafe, connected, settled
+
+    league = MosquittoUnit(tmp_path / "league")
+    (tmp_path / "cafe").mkdir()
+    cafe = Cafe(tmp_path / "cafe", extra='[fleet]\ntable_id = "r1"\n')
+    cafe.helper = dataclasses.replace(cafe.helper, mosquitto=dataclasses.replace(cafe.unit.broker, link_s=5.0))
+    heard: dict[str, bytes] = {}
+    watcher = None
+    try:
+        league.broker.host_league("127.0.0.1", "spring", {"bar-roma": broker.password_hash("the-right-one")},
+                                  broker.password_hash("page-secret"))
+        league_ca = (league.etc / broker.CA_CERT).read_text()
+        staff = cafe.staff()
+        assert staff.call("POST", "/staff/api/broker", {"act": "set-up", "address": "127.0.0.1", "table": "r1",
+                                                        "tables": []})[0] == 202
+        assert cafe.helper_acts() == 0
+        settled(staff)
+        cafe.restarted()
+        wait_for(lambda: cafe.table.daemon.health().get("fleet") == "ok", "r1 reporting to its café's broker", 15)
+        join = {"act": "join", "league": "spring", "cafe": "bar-roma", "address": "127.0.0.1", "port": league.port,
+                "password": "a-wrong-one", "ca": league_ca}
+        plain = Staff(cafe.table.daemon.companion.base_url)
+        plain.login()
+        assert plain.call("POST", "/staff/api/broker", join)[0] == 403  # the owner's alone
+        staff = cafe.staff()
+        status, answer = staff.call("POST", "/staff/api/broker", {**join, "port": 0})
+        assert status == 400 and "the league's port is a whole number" in answer["error"]
+        assert staff.call("POST", "/staff/api/broker", join)[0] == 202
+        asked = (cafe.spool / "request.json").read_text()
+        assert cafe.helper_acts() == 1  # the trial came back
+        view = settled(staff)
+        assert view["last"]["outcome"] == "rolled back" and "did not take the café's bridge" in view["last"]["why"]
+        assert "a-wrong-one" in asked and "a-wrong-one" not in (cafe.home / broker.NOTE).read_text()
+        assert view["league"] is None and not (cafe.unit.etc / broker.BRIDGE).exists()
+        assert cafe.table.runner.is_alive()  # nothing to try: the table stays as it was
+        assert "league" not in tomllib.loads(cafe.config.read_text())["fleet"]
+
+        assert staff.call("POST", "/staff/api/broker", {**join, "password": "the-right-one"})[0] == 202
+        assert cafe.helper_acts() == 0
+        view = settled(staff)
+        assert view["last"]["outcome"] == "done" and view["league"]["league"] == "spring"
+        cafe.restarted()  # this table's settings: the league's, as a trial
+        fleet = tomllib.loads(cafe.config.read_text())["fleet"]
+        assert (fleet["league"], fleet["cafe"]) == ("spring", "bar-roma")
+        wait_for(lambda: cafe.table.daemon.health().get("fleet") == "ok", "r1 back, in the league", 15)
+        assert cafe.staff().call("GET", "/staff/api/broker")[1]["league"]["sends"]
+
+        watcher = connected(f"mqtts://league:page-secret@127.0.0.1:{league.port}", league.etc / broker.CA_CERT,
+                            topics=("league/spring/cafes/#",),
+                            heard=lambda c, u, message: heard.__setitem__(message.topic, message.payload))
+        staff = cafe.staff()
+        status, answer = staff.call("POST", "/staff/api/night/open", {"name": "Friday league", "games": ["codenames"],
+                                                                      "tables": ["r1"]})
+        assert status == 200, answer
+        night_id = answer["night"]["id"]
+        status, answer = staff.call("POST", "/staff/api/night/close")
+        assert status == 200, answer
+        topic = night_topic("spring", "bar-roma", "r1", night_id)
+        wait_for(lambda: topic in heard, "the night closed at r1 at the league's broker", 15)
+        assert json.loads(heard[topic])["closed"] is not None
+    finally:
+        if watcher is not None:
+            watcher.disconnect()
+            watcher.loop_stop()
+        cafe.close()
+        league.close()

@@ -67,13 +67,15 @@ WRITTEN = (CONF, ACL, PASSWD, CERT, KEY, BRIDGE, LEAGUE_CA, LEAGUE_NOTE)  # what
 # the broker does not answer
 PORT = 8883  # pi-table.conf's listener
 UNIT = "mosquitto.service"
-ACTS = ("broker", "broker-users", "broker-remove")  # the helper's requests this module acts on (owner-wipe: the helper's)
+ACTS = ("broker", "broker-users", "broker-remove", "broker-league")  # the helper's requests this module acts on
+# (owner-wipe: the helper's)
 NOTE = "broker.json"  # the helper's note of the broker (its address, its users, how the last act ended)
 DASHBOARD = "dashboard"  # the ACL's user that reads every table
 RESERVED = (DASHBOARD, "staff")  # the ACL's users that are not tables
 ORGANISER = "league"  # the league broker's user that reads every café's nights and writes the season (its page)
 LEAGUE_PORT = PORT  # a league's broker listens as a café's does
 PASSWORD_MOST = 128
+CA_MOST = 16 * 1024  # a CA's certificate in PEM is one or two KB
 LINK = "pi-table-league"  # the bridge's connection; its state ("1" linked, "0" not) on STATE, retained, on the café's broker
 STATE = f"$SYS/broker/connection/{LINK}/state"
 CHECKER = "pi-table-helper"  # the user the root helper reads STATE as: its password only while it looks
@@ -149,6 +151,9 @@ def check(request: dict[str, Any]) -> None:
     (``requests.check`` asks it), ReleaseError saying what is wrong: each user a table's name or
     the dashboard's, each with a password's hash as Mosquitto writes it, at most the café's tables
     and the dashboard; a table taken off, a table's name."""
+    if "league" in request:
+        check_league(request)
+        return
     if "address" in request and (problem := address_problem(request["address"])) is not None:
         raise ReleaseError(problem)
     if "table" in request:
@@ -267,18 +272,7 @@ class Broker:
         PEM): its tables' closed nights go up, the season comes down, nothing else crosses
         (``bridge_conf``); the ACL lets each table send only its own nights. Mosquitto restarted
         (a bridge is read at its start alone) and checked answering, else the files before are back."""
-        _level(league, N_("the league's name"))
-        _level(cafe, N_("a café's name in the league"))
-        if (problem := address_problem(address)) is not None:
-            raise ReleaseError(problem)
-        if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
-            raise ReleaseError(N_("the league's port is a whole number from 1 to 65535"))
-        if not isinstance(password, str) or not 0 < len(password) <= PASSWORD_MOST or not password.isascii() \
-                or not password.isprintable() or " " in password:
-            raise ReleaseError(N_("the café's password in the league is 1 to {most} ASCII letters, digits and signs, "
-                                  "with no space"), most=PASSWORD_MOST)
-        if not isinstance(ca, str) or not ca.lstrip().startswith("-----BEGIN CERTIFICATE-----") or len(ca) > 64 * 1024:
-            raise ReleaseError(N_("the league's CA is a certificate in PEM (-----BEGIN CERTIFICATE-----)"))
+        check_league({"league": league, "cafe": cafe, "address": address, "port": port, "password": password, "ca": ca})
         if not (self.etc / CONF).exists():
             raise ReleaseError(N_("this table is not the café's broker yet: set it up first"))
         before = self._kept()
@@ -383,13 +377,19 @@ class Broker:
     def wipe(self) -> list[str]:
         """Every user's password out of the password file, as the buttons' reset wipes the owner's
         part (issue 58): no table nor dashboard logs in with a password the owner gave until the
-        owner sets the broker up again; Mosquitto reads the empty file at once. The users it had
-        ([] when this table is not the café's broker)."""
+        owner sets the broker up again; Mosquitto reads the empty file at once. A league's bridge
+        goes too, with the café's password there (issue 64). The users it had ([] when this table
+        is not the café's broker)."""
         if not (self.etc / CONF).exists():
             return []
         users = self.users()
         self._write(PASSWD, "", 0o600, mosquitto=True)
-        self._systemctl("reload-or-restart", UNIT)
+        bridged = (self.etc / BRIDGE).exists()
+        for name in (BRIDGE, LEAGUE_CA, LEAGUE_NOTE):  # the café's password in its league is the owner's too
+            (self.etc / name).unlink(missing_ok=True)
+        if bridged:
+            self._write(ACL, self._acl(), 0o644)
+        self._systemctl("restart" if bridged else "reload-or-restart", UNIT)  # a bridge is read at the start alone
         return users
 
     def users(self) -> list[str]:
@@ -521,6 +521,26 @@ class Broker:
             time.sleep(0.3)
         raise ReleaseError(N_("Mosquitto does not answer over TLS on port {port} ({error})"), port=self.port,
                            error=error[:200])
+
+
+def check_league(request: dict[str, Any]) -> None:
+    """A league to join (``Broker.join_league``'s, and the staff page's request for it) parsed into
+    its kinds, ReleaseError saying what is wrong, never repeating the password: the league's and
+    the café's names each one level of its topics, the league's address and port, the café's
+    password in the league, the league's CA as a certificate in PEM."""
+    _level(request["league"], N_("the league's name"))
+    _level(request["cafe"], N_("a café's name in the league"))
+    if (problem := address_problem(request["address"])) is not None:
+        raise ReleaseError(problem)
+    port, password, ca = request["port"], request["password"], request["ca"]
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
+        raise ReleaseError(N_("the league's port is a whole number from 1 to 65535"))
+    if not isinstance(password, str) or not 0 < len(password) <= PASSWORD_MOST or not password.isascii() \
+            or not password.isprintable() or " " in password:
+        raise ReleaseError(N_("the café's password in the league is 1 to {most} ASCII letters, digits and signs, "
+                              "with no space"), most=PASSWORD_MOST)
+    if not isinstance(ca, str) or not ca.lstrip().startswith("-----BEGIN CERTIFICATE-----") or len(ca) > CA_MOST:
+        raise ReleaseError(N_("the league's CA is a certificate in PEM (-----BEGIN CERTIFICATE-----)"))
 
 
 def _level(name: object, what: str) -> str:

@@ -3,7 +3,9 @@ this table is the broker, where, its tables and the password each is still to be
 ``POST /staff/api/broker`` (the owner: ``{"act": "set-up", "address", "table", "tables"}`` makes
 this table the café's broker, ``{"act": "add", "tables"}`` adds tables, ``{"act": "renew",
 "table"}`` gives one a new password, ``{"act": "remove", "table"}`` takes one off, ``{"act":
-"given", "table"}`` forgets a password the owner gave) and ``GET /staff/api/broker/ca.crt`` (the
+"given", "table"}`` forgets a password the owner gave, ``{"act": "join", "league", "cafe", "address",
+"port", "password", "ca"}`` bridges the café's broker to a league with what its organiser gave, a
+trial that comes back unless the bridge links, issue 64) and ``GET /staff/api/broker/ca.crt`` (the
 CA's certificate the other tables trust it by). The root helper sets Mosquitto up
 (``release.broker``); every name and the address are parsed into their kinds here, as the helper
 parses them, so a table that cannot be one is refused at once, in words. Passwords are shown only
@@ -70,7 +72,8 @@ TEXTS: tuple[str, ...] = (
 
 CA_FILE = "pi-table-broker-ca.crt"
 FIELDS = {"set-up": {"act", "address", "table", "tables"}, "add": {"act", "tables"}, "renew": {"act", "table"},
-          "remove": {"act", "table"}, "given": {"act", "table"}}
+          "remove": {"act", "table"}, "given": {"act", "table"},
+          "join": {"act", "league", "cafe", "address", "port", "password", "ca"}}
 
 
 class Broker(Protocol):
@@ -89,6 +92,8 @@ class Broker(Protocol):
     def remove(self, name: str, reached: str | None) -> Text | None: ...
 
     def given(self, name: str) -> None: ...
+
+    def join(self, league: dict[str, Any], reached: str | None) -> Text | None: ...
 
 
 class Table(Protocol):
@@ -134,10 +139,18 @@ class BrokerSection(Section[Table]):
                 or not all(isinstance(body[key], str) for key in ("address", "table") if key in body) \
                 or not (isinstance(body.get("tables", []), list)):
             return bad('expected {"act": "set-up", "address", "table", "tables": [NAME, ...]}, {"act": "add", '
-                       '"tables": [NAME, ...]}, {"act": "renew", "table"}, {"act": "remove", "table"} or {"act": '
-                       '"given", "table"}')
+                       '"tables": [NAME, ...]}, {"act": "renew", "table"}, {"act": "remove", "table"}, {"act": '
+                       '"given", "table"} or {"act": "join", "league", "cafe", "address", "port", "password", "ca"}')
         lang, reached, asked = language(request), reached_on(request), time.time()  # the broker's note is newer once done
-        if act in ("renew", "remove", "given"):  # a user the broker has: a table's, or the dashboard's
+        if act == "join":  # a league: what its organiser gave, parsed as the helper will
+            league = {key: value.strip() if isinstance(value, str) and key != "ca" else value
+                      for key, value in body.items() if key != "act"}
+            try:
+                broker.check_league(league)
+            except ReleaseError as e:
+                return bad(say(Phrase.of(e.why["template"], **e.why["fields"]), lang))
+            problem = await asyncio.to_thread(self.desk.join, league, reached)
+        elif act in ("renew", "remove", "given"):  # a user the broker has: a table's, or the dashboard's
             if not broker.is_user(body["table"]):
                 return bad(say(Phrase.of("{name} is not a user of this broker", name=repr(body["table"][:64])), lang))
             if act == "given":
