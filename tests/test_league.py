@@ -638,8 +638,7 @@ def test_the_owner_joins_a_league_from_the_staff_page_as_a_trial_and_the_tables_
 
     from pi_table.release import broker
 
-    from helpers import MosquittoUnit, Staff, wait_for
-    from test_broker_page import Cafe, connected, settled
+    from helpers import Cafe, MosquittoUnit, Staff, connected, settled, wait_for
 
     league = MosquittoUnit(tmp_path / "league")
     (tmp_path / "cafe").mkdir()

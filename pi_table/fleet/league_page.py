@@ -36,6 +36,7 @@ from ..config.settings import shown_url
 from ..engine.errors import Refusal
 from ..engine.phrase import N_
 from ..engine.views import LANGUAGES
+from ..errors import PiTableError
 from ..ui.i18n import say, translation
 from ..web.runner import ServerThread
 from . import link
@@ -56,7 +57,7 @@ WORDS = {  # the page's words, translated once for each language
 }
 
 
-class RosterError(ValueError):
+class RosterError(PiTableError, ValueError):
     """The organiser's roster file cannot be used: the message names the file, the key and what was expected."""
 
 

@@ -67,6 +67,20 @@ TEXTS: tuple[str, ...] = (
     N_("Remove"),
     N_("Take {name} off the broker? Its password stops working at once, and this table restarts to leave it out of "
        "the café's tables."),
+    N_("A league"),
+    N_("The league's name"),
+    N_("This café's name in the league"),
+    N_("The league's address"),
+    N_("The league's port"),
+    N_("This café's password in the league"),
+    N_("The league's CA certificate"),
+    N_("Join the league"),
+    N_("This café is in the league {league} as {cafe}: the nights its tables host go to it."),
+    N_("This café's broker is bridged to the league {league} as {cafe}; this table does not send it its nights yet."),
+    N_("This café is in no league. Its organiser gives the league's name and address, this café's name and password "
+       "there, and the league's CA certificate."),
+    N_("Join the league? The café's broker restarts with a bridge to it, and comes back as it was if the league does "
+       "not take it; this table then restarts to send it its nights."),
 )
 """The room's words on the page (broker.js looks each up by its English text)."""
 
