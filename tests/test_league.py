@@ -704,3 +704,44 @@ def test_the_owner_joins_a_league_from_the_staff_page_as_a_trial_and_the_tables_
             watcher.loop_stop()
         cafe.close()
         league.close()
+
+
+@pytest.mark.broker
+def test_a_stolen_cafe_credential_opens_nothing_once_the_organiser_gives_the_cafe_a_new_password(tmp_path):
+    """The way back from a café's stolen password: the league's broker given the café a new one
+    (the root helper's own act, as for a café's table), the old one is refused at once."""
+    from pi_table.config import broker as broker_config
+    from pi_table.fleet import link
+    from pi_table.release import broker
+
+    from helpers import MosquittoUnit, wait_for
+
+    league = MosquittoUnit(tmp_path / "league")
+    try:
+        league.broker.host_league("127.0.0.1", "spring", {"bar-roma": broker.password_hash("stolen-one")},
+                                  broker.password_hash("page"))
+        ca = league.etc / broker.CA_CERT
+
+        def logs_in(password: str) -> bool | None:
+            """Whether the league's broker lets bar-roma in with ``password`` (None: no answer)."""
+            answers: list[bool] = []
+            secret = tmp_path / "bar-roma.password"
+            secret.write_text(password + "\n")
+            settings = broker_config(f"mqtts://bar-roma@127.0.0.1:{league.port}", password_file=str(secret), ca=str(ca))
+            client = link.client(settings, "thief")
+            client.on_connect = lambda c, u, flags, reason, properties: answers.append(not reason.is_failure)
+            link.connect(client, settings)
+            try:
+                wait_for(lambda: answers, "the league's broker's answer", 10)
+            finally:
+                client.disconnect()
+                client.loop_stop()
+            return answers[0]
+
+        assert logs_in("stolen-one")
+        league.broker.set_users({"bar-roma": broker.password_hash("a-new-one")})
+        assert not logs_in("stolen-one")
+        assert logs_in("a-new-one")
+        assert sorted(league.broker.users()) == ["bar-roma", "league"]  # the page's user kept
+    finally:
+        league.close()
