@@ -44,6 +44,8 @@ LEAGUE = "bench"
 TABLES = 3  # a café's, the host's first
 TEAMS = ("Owls", "Zebras", "Foxes", "Moles", "Quiz Club", "Lynx", "Herons")
 MAX_CAFES = 100
+MIXED = (("codenames", False), ("codenames", False), ("alias24", True))  # a night's games; Alias 24's armed nuke
+# loses it for both teams
 SEEN_S = 60.0
 POLL_S = 0.02  # how often the bench asks the page: its answers are in the page's CPU
 
@@ -60,8 +62,8 @@ def play_night(book: Book, tables: list[str], teams: list[str], rounds: int, rng
         book.propose()
         made = book.confirm(over=True)
         for pair in made.pairs:
-            kind = rng.choice(["codenames", "codenames", "alias24"])
-            winner = None if kind == "alias24" and rng.random() < 0.3 else rng.choice(pair.teams)
+            kind, may_draw = rng.choice(MIXED)
+            winner = None if may_draw and rng.random() < 0.3 else rng.choice(pair.teams)
             ending = Termination.ARMED_NUKE if winner is None else Termination.ALL_AGENTS_FOUND
             book.record(Game(f"{pair.table}-{night.id}-{made.number}", pair.table, kind, pair.teams, winner, ending,
                              None if winner is None else rng.randint(0, 8), None, made.number,
