@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import time
 from itertools import count
 
 import pytest
@@ -745,3 +746,48 @@ def test_a_stolen_cafe_credential_opens_nothing_once_the_organiser_gives_the_caf
         assert sorted(league.broker.users()) == ["bar-roma", "league"]  # the page's user kept
     finally:
         league.close()
+
+
+@pytest.mark.broker
+@pytest.mark.daemon
+def test_the_cafes_tv_shows_the_leagues_season_its_broker_brought_down(broker, tmp_path):
+    """A table of a café in a league ([fleet] league and cafe) reads the season the league's page
+    sends (retained, brought down by the café's bridge) and the spectators' TV gets it beside the
+    night (``/night/standings``); a season out of its schema is dropped, never shown."""
+    import urllib.request
+
+    from pi_table import config
+    from pi_table.fleet.league import season_topic
+    from pi_table.fleet.link import client as link_client
+
+    from helpers import StaffTable, dealt_key, wait_for
+
+    settings = config.broker(broker.url)
+    sender = link_client(settings, "the league's page")
+    sender.connect(settings.host, settings.port)
+    sender.loop_start()
+    season = {"league": "spring", "at": START, "season": [
+        {"team": "Owls", "cafes": ["bar-milano", "bar-roma"], "nights": 3, "points": 24.0, "played": 9, "won": 6,
+         "lost": 3, "drawn": 0, "rating": 3.21, "mu": 28.1, "sigma": 1.6, "place": 1, "shared": False}]}
+    sender.publish(season_topic("spring"), b'{"league": "spring", "season": "not a list"}', qos=1,
+                   retain=True).wait_for_publish(5)
+    (tmp_path / "table").mkdir()
+    table = StaffTable(tmp_path / "table", dealt_key(), extra=f'[fleet]\nbroker = "{broker.url}"\ntable_id = "r1"\n'
+                                                               'league = "spring"\ncafe = "bar-roma"\n')
+    try:
+        def tv() -> dict:
+            with urllib.request.urlopen(f"{table.base}/night/standings", timeout=10) as answer:
+                return json.loads(answer.read())
+
+        wait_for(lambda: table.daemon.health().get("fleet") == "ok", "the table on its café's broker", 15)
+        time.sleep(0.5)  # the retained season, out of its schema, heard and dropped
+        assert tv()["league"] is None
+        sender.publish(season_topic("spring"), json.dumps(season).encode(), qos=1, retain=True).wait_for_publish(5)
+        wait_for(lambda: tv()["league"] is not None, "the season on the TV's data", 10)
+        shown = tv()["league"]
+        assert shown["league"] == "spring" and shown["season"][0]["team"] == "Owls" and shown["season"][0]["place"] == 1
+        assert "mu" not in shown["season"][0]  # what the schema declares alone
+    finally:
+        table.close()
+        sender.disconnect()
+        sender.loop_stop()

@@ -279,6 +279,10 @@ class Reporter:
         recorder.published = lambda game: self.night(recorder.report())
         recorder.book.changed = lambda: self._changed(recorder)
         recorder.book.corrected = self.league_night
+        if self.config.league:
+            from .league import season_topic
+
+            self.client.message_callback_add(season_topic(self.config.league), self._season_heard)
         self.client.message_callback_add(topic("+", "plan"), self._plan_heard)
         self.client.message_callback_add(topic("+", "night"), self._games_heard)
         self.night(recorder.report())
@@ -392,6 +396,8 @@ class Reporter:
         client.subscribe(topic(self.table_id, "command"), qos=0)
         if self.recorder is not None:
             client.subscribe([(topic("+", "plan"), 1), (topic("+", "night"), 1)])
+            if self.config.league:
+                client.subscribe(f"league/{self.config.league}/season", qos=1)
         if self._sent is not None:
             self._publish_status(self._sent)
         if (night := self._night) is not None:
@@ -457,6 +463,17 @@ class Reporter:
             log.warning("the fleet: the %s message of table %s was dropped: %s", kind, table, e)
         except Exception:  # a surprise must not end paho's thread
             log.exception("the fleet: the %s message of table %s could not be taken", kind, table)
+
+    def _season_heard(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        """The league's season, brought down by the café's bridge: kept for the spectators' TV
+        (``Recorder.season``) once read against its schema; a bad one is logged and dropped."""
+        recorder = self.recorder
+        if recorder is None:
+            return
+        try:
+            recorder.season = schema.parse("league.season", message.payload) if message.payload else None  # type: ignore[assignment]
+        except schema.Refused as e:
+            log.warning("the fleet: the league's season was dropped: %s", e)
 
     def _command(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         """A command from the fleet: carried out, and answered by an event; a malformed one is

@@ -301,7 +301,16 @@ LEAGUE_NIGHT = Record({  # fleet.league.record: a café's closed night, as its h
     "night": Text(NAME), "cafe": Text(NAME), "host": Text(NAME), "seq": Number(0, 10**9, whole=True),
     "closed": TIME, "events": Records(FOLDED, 10_000), "games": Records(GAME, MOST_GAMES),
 }, required=("night", "cafe", "host", "seq", "closed", "events", "games"))
-LEAGUE_TOPICS: dict[str, Spec] = {"league.night": LEAGUE_NIGHT}
+SEASON_LINE = Record({  # fleet.league.SeasonLine.to_json: a team's line of the season
+    "team": Text(MAX_NAME), "cafes": ListOf(Text(NAME), MOST), "nights": Number(0, 10**6, whole=True),
+    "points": Number(0, 10**9), "played": Number(0, 10**6, whole=True), "won": Number(0, 10**6, whole=True),
+    "lost": Number(0, 10**6, whole=True), "drawn": Number(0, 10**6, whole=True), "rating": Number(-(10**6), 10**6),
+    "place": Number(1, 10**6, whole=True), "shared": Flag(),
+}, required=("team", "nights", "points", "played", "won", "lost", "drawn", "rating", "place", "shared"))
+SEASON = Record({  # fleet.league_page.LeaguePage: the season the league's page sends down to every café
+    "league": Text(NAME), "at": TIME, "season": Records(SEASON_LINE, 2000),
+}, required=("league", "at", "season"))
+LEAGUE_TOPICS: dict[str, Spec] = {"league.night": LEAGUE_NIGHT, "league.season": SEASON}
 """What the league's page reads of the nights the cafés' host tables send over their bridges (issue 64)."""
 
 
