@@ -1,7 +1,8 @@
 """A stand-in for ``systemctl`` that runs a real Mosquitto (``helpers.MosquittoUnit``): the root
 helper's broker acts (pi_table/release/broker.py) call it as they call systemctl on a table, and
 it starts Debian's mosquitto on the very files the helper wrote, as mosquitto.service does
-(``mosquitto -c /etc/mosquitto/mosquitto.conf``, which includes conf.d), with two swaps a test
+(``mosquitto -c /etc/mosquitto/mosquitto.conf``, which includes conf.d/*.conf in their names' order:
+pi-table.conf, then a league's bridge, pi-table.league.conf), with two swaps a test
 needs: the listener's port (``listener 8883`` becomes the test's port on loopback), and a main
 file of its own in place of Debian's (its log and sessions in the folder, run as this user).
 
@@ -56,7 +57,7 @@ def start() -> int:
     """Mosquitto on the helper's files, listening on the test's port; 1 (and why, as systemd's
     journal would) when it exits or takes no connection."""
     etc, port = FOLDER / "etc", int((FOLDER / "port").read_text())
-    settings = (etc / "conf.d" / "pi-table.conf").read_text()
+    settings = "".join(path.read_text() for path in sorted((etc / "conf.d").glob("*.conf")))  # include_dir's order
     if "listener 8883\n" not in settings:
         print(f"{UNIT}: the helper's pi-table.conf has no 'listener 8883'", file=sys.stderr)
         return 1

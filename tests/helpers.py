@@ -1699,3 +1699,95 @@ def old_table_backup(folder: Path) -> bytes:
     (folder / "config.toml").write_text(STAFF_CONFIG + '[game]\nlanguage = "it"\n')
     set_pin(folder / "journal", STAFF_PIN)
     return backup.make(load_config(folder / "config.toml"))
+
+
+# --- the café's broker on a table, its staff page and its root helper (test_broker_page.py, test_league.py) --
+
+
+class Cafe:
+    """A table in this process on the staff page, whose root helper (the test's call of
+    ``helper.act``) sets up a real Mosquitto; ``restarted`` starts the table again as systemd does
+    after it ended itself to try its new settings."""
+
+    def __init__(self, folder: Path, extra: str = "") -> None:
+        from pi_table.release import helper
+        from pi_table.release.keys import Keyring
+        from pi_table.release.layout import Releases
+        from pi_table.release.service_user import ServiceUser
+
+        (folder / "table").mkdir()
+        self.folder, self.unit = folder, MosquittoUnit(folder / "unit")
+        self.spool, self.home = folder / "spool", folder / "home"
+        self.helper = helper.Helper(Releases(self.home), Keyring(folder / "keys"), ServiceUser(None),
+                                    mosquitto=self.unit.broker)
+        self.table: InProcessDaemon = StaffTable(folder / "table", dealt_key(), extra=extra)
+        self.config = folder / "table" / "config.toml"
+        self._wire()
+
+    def _wire(self) -> None:
+        daemon = self.table.daemon
+        assert daemon.helper is not None
+        daemon.helper.spool, daemon.helper.helper_missing = self.spool, lambda: None
+        desk = part(daemon, "broker")  # the section's part of the table
+        desk.home, desk.etc, desk.port = self.home, self.unit.etc, self.unit.port
+
+    def staff(self) -> Staff:
+        assert self.table.daemon.companion is not None
+        staff = Staff(self.table.daemon.companion.base_url)
+        staff.login()
+        staff.as_owner()
+        return staff
+
+    def helper_acts(self) -> int:
+        from pi_table.release import helper
+
+        return helper.act(self.helper, self.spool)
+
+    def restarted(self) -> None:
+        """The table ended itself to try the broker's settings: started again on them."""
+        wait_for(lambda: not self.table.runner.is_alive(), "the table ending itself to restart", 15)
+        self.table.close()
+        (self.folder / "table/journal/staff.restarts").unlink(missing_ok=True)
+        self.table = InProcessDaemon(self.config)
+        self._wire()
+
+    def close(self) -> None:
+        self.table.close()
+        self.unit.close()
+
+
+def settled(staff: Staff) -> dict:
+    """The broker's view once the change asked has been settled by the helper's note."""
+    seen: dict = {}
+
+    def done() -> bool:
+        seen.update(staff.call("GET", "/staff/api/broker")[1])
+        return seen["pending"] is None
+
+    wait_for(done, "the change settled", 15)
+    return seen
+
+
+def connected(url: str, ca: Path, table_id: str = "", topics: tuple[str, ...] = (), heard=None):
+    """A raw client of the café's broker as the user in ``url`` (with its password), over TLS,
+    subscribed to ``topics`` at every connection, their messages to ``heard``: the broker takes a
+    user's client id from its name, so the table's own dashboard, the same user, takes the
+    connection over now and then, and the client comes back on a new one."""
+    from pi_table.config import broker as broker_config
+    from pi_table.fleet import link
+
+    settings = broker_config(url, ca=str(ca))
+    client = link.client(settings, f"test-{time.monotonic_ns()}")
+    up = threading.Event()
+
+    def on_connect(c, u, flags, reason, properties) -> None:
+        if not reason.is_failure:
+            for name in topics:
+                client.subscribe(name, qos=1)
+            up.set()
+
+    client.on_connect, client.on_message = on_connect, heard
+    client.connect(settings.host, settings.port)
+    client.loop_start()
+    wait_for(up.is_set, f"{settings.username} connected", 10)
+    return client

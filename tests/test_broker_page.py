@@ -12,19 +12,15 @@ import json
 import os
 import stat
 import subprocess
-import threading
 import time
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from pi_table.release import ReleaseError, broker, helper, requests
-from pi_table.release.keys import Keyring
-from pi_table.release.layout import Releases
-from pi_table.release.service_user import ServiceUser
+from pi_table.release import ReleaseError, broker, requests
 
-from helpers import InProcessDaemon, MosquittoUnit, Staff, StaffTable, dealt_key, part, require_tools, wait_for
+from helpers import Cafe, Staff, connected, require_tools, settled, wait_for
 
 HASH = broker.password_hash("x" * 24)
 BAD_NAMES = ["bar\n1", "bar:1", "bar#1", "bar+1", "bar/1", "bar 1", "bar\u200b1", "bar\x001", "b" * 65, "", 7,
@@ -81,63 +77,6 @@ def test_the_password_hash_is_mosquitto_passwds_own(tmp_path):
     assert broker.PASSWORD_HASH.fullmatch(broker.password_hash(broker.new_password()))
 
 
-class Cafe:
-    """A table in this process on the staff page, whose root helper (the test's call of
-    ``helper.act``) sets up a real Mosquitto; ``restarted`` starts the table again as systemd does
-    after it ended itself to try its new settings."""
-
-    def __init__(self, folder: Path, extra: str = "") -> None:
-        (folder / "table").mkdir()
-        self.folder, self.unit = folder, MosquittoUnit(folder / "unit")
-        self.spool, self.home = folder / "spool", folder / "home"
-        self.helper = helper.Helper(Releases(self.home), Keyring(folder / "keys"), ServiceUser(None),
-                                    mosquitto=self.unit.broker)
-        self.table: InProcessDaemon = StaffTable(folder / "table", dealt_key(), extra=extra)
-        self.config = folder / "table" / "config.toml"
-        self._wire()
-
-    def _wire(self) -> None:
-        daemon = self.table.daemon
-        assert daemon.helper is not None
-        daemon.helper.spool, daemon.helper.helper_missing = self.spool, lambda: None
-        desk = part(daemon, "broker")  # the section's part of the table
-        desk.home, desk.etc, desk.port = self.home, self.unit.etc, self.unit.port
-
-    def staff(self) -> Staff:
-        assert self.table.daemon.companion is not None
-        staff = Staff(self.table.daemon.companion.base_url)
-        staff.login()
-        staff.as_owner()
-        return staff
-
-    def helper_acts(self) -> int:
-        return helper.act(self.helper, self.spool)
-
-    def restarted(self) -> None:
-        """The table ended itself to try the broker's settings: started again on them."""
-        wait_for(lambda: not self.table.runner.is_alive(), "the table ending itself to restart", 15)
-        self.table.close()
-        (self.folder / "table/journal/staff.restarts").unlink(missing_ok=True)
-        self.table = InProcessDaemon(self.config)
-        self._wire()
-
-    def close(self) -> None:
-        self.table.close()
-        self.unit.close()
-
-
-def settled(staff: Staff) -> dict:
-    """The broker's view once the change asked has been settled by the helper's note."""
-    seen: dict = {}
-
-    def done() -> bool:
-        seen.update(staff.call("GET", "/staff/api/broker")[1])
-        return seen["pending"] is None
-
-    wait_for(done, "the change settled", 15)
-    return seen
-
-
 def reporter(url: str, password: str, ca: Path, folder: Path, table_id: str, states: list[str] | None = None):
     """Another table of the café reporting with what its staff page was given (``states``: its
     link's, as its Devices list says them)."""
@@ -150,31 +89,6 @@ def reporter(url: str, password: str, ca: Path, folder: Path, table_id: str, sta
     return Reporter(broker_config(url, table_id=table_id, password_file=str(secret), ca=str(ca)),
                     act=lambda request: {"ok": True},
                     link_state=lambda state: None if states is None else states.append(say(state, "en")))
-
-
-def connected(url: str, ca: Path, table_id: str = "", topics: tuple[str, ...] = (), heard=None):
-    """A raw client of the café's broker as the user in ``url`` (with its password), over TLS,
-    subscribed to ``topics`` at every connection, their messages to ``heard``: the broker takes a
-    user's client id from its name, so the table's own dashboard, the same user, takes the
-    connection over now and then, and the client comes back on a new one."""
-    from pi_table.config import broker as broker_config
-    from pi_table.fleet import link
-
-    settings = broker_config(url, ca=str(ca))
-    client = link.client(settings, f"test-{time.monotonic_ns()}")
-    up = threading.Event()
-
-    def on_connect(c, u, flags, reason, properties) -> None:
-        if not reason.is_failure:
-            for name in topics:
-                client.subscribe(name, qos=1)
-            up.set()
-
-    client.on_connect, client.on_message = on_connect, heard
-    client.connect(settings.host, settings.port)
-    client.loop_start()
-    wait_for(up.is_set, f"{settings.username} connected", 10)
-    return client
 
 
 def retained(url: str, ca: Path, table: str, marker: str) -> dict[str, bytes]:
@@ -384,6 +298,11 @@ def test_the_broker_made_says_done_after_the_restart_it_causes_and_the_owner_sta
         cafe.close()
 
 
+def kept(path: Path) -> bytes | None:
+    """A broker's file as it is, or None when there is none."""
+    return path.read_bytes() if path.exists() else None
+
+
 @pytest.mark.broker
 @pytest.mark.daemon
 def test_a_broker_that_does_not_start_on_the_new_files_is_put_back_and_the_page_says_why(tmp_path):
@@ -415,13 +334,13 @@ def test_a_broker_that_does_not_start_on_the_new_files_is_put_back_and_the_page_
         assert cafe.helper_acts() == 0
         bar_2 = settled(staff)["tables"][1]
         cafe.restarted()
-        before = {name: (cafe.unit.etc / name).read_bytes() for name in broker.WRITTEN}
+        before = {name: kept(cafe.unit.etc / name) for name in broker.WRITTEN}  # a league's files: none, and none after
         staff = cafe.staff()
         (cafe.unit.folder / "fail-next").touch()  # Mosquitto refuses the next files it starts on
         assert staff.call("POST", "/staff/api/broker", {"act": "set-up", "address": "127.0.0.1", "table": "bar-1",
                                                         "tables": ["bar-2", "terrace"]})[0] == 202
         assert cafe.helper_acts() == 1
-        assert {name: (cafe.unit.etc / name).read_bytes() for name in broker.WRITTEN} == before
+        assert {name: kept(cafe.unit.etc / name) for name in broker.WRITTEN} == before
         assert cafe.unit.running()
         view = settled(staff)
         assert view["last"]["outcome"] == "rolled back" and [table["name"] for table in view["tables"]] == ["bar-1", "bar-2"]

@@ -257,6 +257,16 @@ def test_mistakes_in_two_sections_that_are_each_only_wrong_together_are_both_rep
     assert len(refused.value.problems) == 3
 
 
+@pytest.mark.parametrize("changes", [{"fleet.league": '"spring"'}, {"fleet.cafe": '"bar-roma"'}])
+def test_a_league_and_the_cafes_name_in_it_go_together(tmp_path, changes):
+    """Issue 64: a café sends its nights to a league under its own name, so neither is set alone."""
+    with pytest.raises(config_module.ConfigError) as refused:
+        config_module.load_config(write(tmp_path, changes))
+    assert "league and cafe go together" in "\n".join(refused.value.problems)
+    both = config_module.load_config(write(tmp_path, {"fleet.league": '"spring"', "fleet.cafe": '"bar-roma"'}))
+    assert (both.fleet.league, both.fleet.cafe) == ("spring", "bar-roma")
+
+
 # Fuzz: many bad files, each refused with the key named --------------------------------------
 
 WRONG_TYPE = {
@@ -286,6 +296,7 @@ OUT_OF_RANGE = [
     ("sound.volume", "1.5"), ("sound.volume", "-0.1"), ("sound.quiet_hours", '"23:00"'),
     ("sound.quiet_hours", '"25:00-08:00"'), ("sound.quiet_hours", '"8-9"'), ("sound.quiet_hours", '"08:00-08:00"'),
     ("web.request_s", "1.5"), ("web.request_s", "600"), ("fleet.cafe_tables", '["t1", "a/b"]'),
+    ("fleet.league", '"spring/2026"'), ("fleet.cafe", '"bar #1"'),
 ]
 UNKNOWN_KEYS = [("game.langage", "1"), ("timer.length", "30"), ("leds.brightnes", "0.5"), ("web.hots", '"x"'),
                 ("paths.journal", '"j"'), ("screen.rotate", "0"), ("touch.ports", '"auto"'), ("buttons.end", "17")]

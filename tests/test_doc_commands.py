@@ -468,9 +468,29 @@ def simulator(page: Reading, home: Path, terminal: Callable[[], Terminal]) -> No
     page.done()
 
 
+def league(page: Reading, home: Path, terminal: Callable[[], Terminal]) -> None:
+    """docs/cafe/league.md: pi-table's environment made, two cafés bridged to a league timed, and the
+    roster the page shows read as the league's page reads it."""
+    from pi_table.fleet.league_page import read_roster
+
+    checkout = terminal()
+    (line,) = page.next().commands
+    play_and_quit(checkout, line)
+    activate, bench = page.next().commands
+    checkout.run(activate)
+    shown = checkout.run(bench, timeout=600)
+    assert re.search(r"cafes=2 +tables=6 +nights=6", shown) and "closed_to_page" in shown, shown[-2000:]
+    roster = home / "roster.toml"
+    roster.write_text(page.next("toml").text, encoding="utf-8")
+    cafes, merged, scoring = read_roster(roster)
+    assert cafes["bar-roma"] == ["r1", "r2", "r3"] and merged == {"the owls": "Owls"} and scoring.best == 6
+    page.done()
+
+
 SCENARIOS: dict[str, Callable[[Reading, Path, Callable[[], Terminal]], None]] = {
     "try": try_the_table,
     "simulator": simulator,
+    "league": league,
 }
 """The pages whose blocks run here, by their English name, each with what the page asks between them."""
 

@@ -199,8 +199,9 @@ def test_every_key_that_names_something_has_a_kind_that_parses_it():
                      "fleet.password_file", "fleet.ca", "fleet.cert", "fleet.key", "sim.words", "night.blocked_words",
                      "paths.journal_dir", "paths.socket", "paths.socket_group", "fleet.dashboard_password_file"}
     free = [option.key for option in OPTIONS if option.kind == "str" and not option.choices]
-    # an MQTT topic's level, a broker's user name checked as one (50.3), and a time range: checked words
-    assert free == ["fleet.table_id", "fleet.dashboard_user", "sound.quiet_hours"]
+    # an MQTT topic's level, the league's and the café's name there (64), a broker's user name checked as one
+    # (50.3), and a time range: checked words
+    assert free == ["fleet.table_id", "fleet.league", "fleet.cafe", "fleet.dashboard_user", "sound.quiet_hours"]
 
 
 # --- a private key is never sent as a password nor shown as words (issue 48, 5) -----------------

@@ -60,7 +60,7 @@ GROUPS = {
     "control": ("status", "new-game", "undo", "release-seat", "history", "set-staff-pin", "set-owner-passphrase",
                 "check-config"),
     "board": ("selftest", "tune", "emulate-board"),
-    "fleet": ("fleet",),
+    "fleet": ("fleet", "league"),
     "backup": ("backup", "restore"),
     "release": ("bundle",),
     "image": ("image", "pi-wheels"),

@@ -16,6 +16,13 @@ def _most_tables() -> int:
     return MAX_TABLES
 
 
+def _most_cafes() -> int:
+    """The league benchmark's limit: each café is a Mosquitto of its own."""
+    from ..bench.league import MAX_CAFES
+
+    return MAX_CAFES
+
+
 def _most_phones() -> int:
     """The latency benchmark's limit (the companion's cap), read when --phones is given."""
     from ..bench.latency import MAX_PHONES
@@ -25,7 +32,7 @@ def _most_phones() -> int:
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench = commands.add_parser("bench", help="run a benchmark and print its figures")
-    bench.add_argument("what", choices=("engine", "latency", "render", "daemon", "fleet", "night"))
+    bench.add_argument("what", choices=("engine", "latency", "render", "daemon", "fleet", "night", "league"))
     bench.add_argument("--games", type=int, default=2000, help="engine: random games per variant (default: 2000)")
     bench.add_argument("--touches", type=whole_number("--touches", 2), default=200,
                        help="latency: guesses to time (default: 200)")
@@ -42,6 +49,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     bench.add_argument("--flood", type=float, default=None, metavar="RATE",
                        help="fleet: instead, one table sends its 95 KB night RATE times a second, and another's change "
                             "is timed to the dashboard's page, before and during the flood (issue 37: 30)")
+    bench.add_argument("--cafes", type=whole_number("--cafes", 1, _most_cafes), default=20,
+                       help="league: cafés of three tables each, bridged to one league (default: 20)")
     bench.add_argument("--json", action="store_true")
     bench.set_defaults(func=_bench)
 
@@ -68,6 +77,10 @@ def _bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from ..bench import night
 
         results = night.run()
+    elif args.what == "league":
+        from ..bench import league
+
+        results = league.run(cafes=args.cafes)
     else:
         from ..bench import latency
 

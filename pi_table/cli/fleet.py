@@ -1,4 +1,5 @@
-"""``pi-table fleet``: the fleet's dashboard, whose server (aiohttp, MQTT) is imported when it runs."""
+"""``pi-table fleet``: the fleet's dashboard; ``pi-table league``: a league's page. Their servers (aiohttp,
+MQTT) are imported when they run."""
 
 from __future__ import annotations
 
@@ -30,9 +31,32 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     fleet.add_argument("--client-id", default="pi-table-fleet",
                        help="its MQTT client id; the broker keeps its events under it while it is away")
     fleet.set_defaults(func=_fleet)
+    league = commands.add_parser("league", help="a league's page: every café's closed nights, bridged to the league's "
+                                                "MQTT broker, in one season's standings")
+    league.add_argument("--broker", required=True,
+                        help="mqtt[s]://league@HOST[:PORT]: the league broker's user that reads every café's nights")
+    league.add_argument("--broker-password-file", default="",
+                        help="a file holding that user's password (kept off the command line, which ps shows)")
+    league.add_argument("--ca", default="", help="mqtts: the CA file the league broker's certificate is checked against")
+    league.add_argument("--password-in-clear", action="store_true",
+                        help="let the broker's password go over mqtt:// (no TLS) to another machine: a network you trust only")
+    league.add_argument("--league", required=True, help="the league's name, as in its topics league/<league>/...")
+    league.add_argument("--roster", type=Path, default=None,
+                        help="the organiser's roster (TOML): [cafes] each café's tables, [merged] teams merged, [scoring]")
+    league.add_argument("--host", default="127.0.0.1", help="the address the page listens on (default: 127.0.0.1)")
+    league.add_argument("--port", type=int, default=8026, help="its TCP port (default: 8026; 0: any free port)")
+    league.add_argument("--lang", choices=("en", "it"), default="en",
+                        help="the page's language when the phone asks for none it has (default: en)")
+    league.set_defaults(func=_league)
 
 
 def _fleet(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from ..fleet import dashboard
 
     return dashboard.main(parser, args)
+
+
+def _league(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from ..fleet import league_page
+
+    return league_page.main(parser, args)

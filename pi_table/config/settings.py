@@ -101,6 +101,8 @@ class FleetConfig:
     key: str
     password_in_clear: bool = False  # the owner's word that a password may go over mqtt:// to another machine
     cafe_tables: tuple[str, ...] = ()  # the owner's list of the café's tables: a night one hosts is followed without a code
+    league: str = ""  # the league the café's closed nights go to ('': none), and the café's name in it (issue 64)
+    cafe: str = ""
 
     @property
     def enabled(self) -> bool:
@@ -531,15 +533,23 @@ def _fleet(v: Values) -> FleetConfig:
     if strange:
         raise Refusal("cafe_tables lists the café's tables by their table_id, each 1 to 64 bytes with no '/', '+', "
                       "'#', space or NUL, found {name!r}", name=strange[0])
+    league, cafe = v.text("fleet.league"), v.text("fleet.cafe")
+    for name, what in ((league, "league"), (cafe, "cafe")):
+        if name and (any(c in name for c in "/+# \0") or len(name.encode()) > 64):
+            raise Refusal("{what} is one level of the league's topics, league/<league>/cafes/<cafe>/...: 1 to 64 bytes "
+                          "with no '/', '+', '#', space or NUL, found {name!r}", what=what, name=name)
+    if bool(league) != bool(cafe):
+        raise Refusal("league and cafe go together: a café sends its nights to a league under its own name")
     if not url:
         return FleetConfig(broker="", scheme="", host="", port=0, username=None, password=None, table_id=table_id,
-                           **files, password_in_clear=in_clear, cafe_tables=cafe_tables)
+                           **files, password_in_clear=in_clear, cafe_tables=cafe_tables, league=league, cafe=cafe)
     if url.startswith("mqtt://") and any(files[name] for name in ("ca", "cert", "key")):
         raise Refusal("ca, cert and key are for an mqtts:// broker: with mqtt:// nothing is encrypted")
     if not table_id:
         table_id = _topic_level(socket.gethostname(),
                                 Phrase.of("this machine's host name, the table_id when none is set,"))
-    found = replace(broker(url, table_id, **files), password_in_clear=in_clear, cafe_tables=cafe_tables)
+    found = replace(broker(url, table_id, **files), password_in_clear=in_clear, cafe_tables=cafe_tables,
+                    league=league, cafe=cafe)
     if found.password_file and found.password is not None:
         raise Refusal("the broker's password is in the URL or in password_file, not both")
     if found.password_file and found.username is None:

@@ -101,7 +101,18 @@ class BrokerDesk:
                                                                   "since": kept["pending"]["asked"]},
             "last": last, "refused": None if refused is None else refused.get(lang),
             "suggested": self._suggested(),
+            "league": self._league(note),
         }
+
+    def _league(self, note: dict[str, Any]) -> dict[str, Any] | None:
+        """The league the café's broker is bridged to (the helper's note: no password), and whether
+        this table sends it the nights it hosts; None when it joined none."""
+        joined = note.get("league")
+        if not isinstance(joined, dict):
+            return None
+        fleet = self.table.config.fleet
+        return {key: joined.get(key) for key in ("league", "cafe", "address", "port")} | {
+            "sends": (fleet.league, fleet.cafe) == (joined.get("league"), joined.get("cafe"))}
 
     def url(self, user: str, host: str) -> str:
         """The broker's address as a table named ``user`` is given it (its user in it, no password)."""
@@ -183,6 +194,17 @@ class BrokerDesk:
         tables = [table for table in self.table.config.fleet.cafe_tables if table != name]
         return self._ask({"act": "broker-remove", "table": name}, {}, {}, tables, reached)
 
+    def join(self, league: dict[str, Any], reached: str | None) -> Text | None:
+        """The café's broker on this table bridged to a league (issue 64) with what its organiser
+        gave (``league``: its name, the café's, the league's address and port, the café's password
+        there, the league's CA), the helper's act a trial that comes back unless the bridge links;
+        once it has, this table sends the league the nights it hosts ([fleet] league and cafe, a
+        trial of the settings as any other). The password goes to root alone, never kept here."""
+        if (refused := self._not_ours()) is not None:
+            return refused
+        return self._ask({"act": "broker-league", **league}, {}, {}, None, reached,
+                         joined={"league": league["league"], "cafe": league["cafe"]})
+
     def given(self, name: str) -> None:
         """The owner gave ``name`` its password: it is forgotten here."""
         with self.lock:
@@ -198,12 +220,14 @@ class BrokerDesk:
         return None
 
     def _ask(self, request: dict[str, Any], passwords: dict[str, str], own: dict[str, str], tables: list[str] | None,
-             reached: str | None) -> Text | None:
+             reached: str | None, joined: dict[str, str] | None = None) -> Text | None:
         """The helper asked for ``request`` with the hashes of ``passwords`` (the other tables', shown
         once it is done) and ``own`` (this table's and the dashboard's, its settings then changed,
-        and ``tables`` the café's); one change at a time."""
+        and ``tables`` the café's; ``joined``: the league and the café's name in it, likewise); one
+        change at a time."""
         users = {name: broker.password_hash(password) for name, password in {**own, **passwords}.items()}
-        asked = request if "table" in request else {**request, "users": users}  # a table taken off: its name alone
+        # a table taken off: its name alone; a league joined: what its organiser gave
+        asked = request if "table" in request or "league" in request else {**request, "users": users}
         with self.lock:
             kept = self._kept()
             if kept.get("pending") is not None:
@@ -215,14 +239,15 @@ class BrokerDesk:
             if (missing := self.helper.helper_missing()) is not None:
                 return missing
             kept["pending"] = {"act": asked["act"], "asked": time.time(), "passwords": passwords, "own": own,
-                               "tables": tables, "reached": reached, "removed": asked.get("table")}
+                               "tables": tables, "reached": reached, "removed": asked.get("table"), "joined": joined}
             self._keep(kept)
             problem = self.helper.ask(asked["act"], **{key: value for key, value in asked.items() if key != "act"})
             if problem is not None:
                 del kept["pending"]
                 self._keep(kept)
                 return problem
-        log.warning("the café's broker: %s asked for %s", asked["act"], ", ".join(users) or asked.get("table"))
+        log.warning("the café's broker: %s asked for %s", asked["act"],
+                    ", ".join(users) or asked.get("table") or asked.get("league"))
         self._wait()
         return None
 
@@ -263,7 +288,7 @@ class BrokerDesk:
                                  seconds=round(WAIT_S))
                 kept["refused"] = {lang: say(late, lang) for lang in LANGUAGES}
             self._keep(kept)
-        if not done or not (pending["own"] or pending["tables"] is not None):
+        if not done or not (pending["own"] or pending["tables"] is not None or pending.get("joined")):
             return
         problems = self._use(pending)
         if problems:
@@ -292,6 +317,8 @@ class BrokerDesk:
             given.append(("dashboard", {"port": config.values["fleet.dashboard_port"], "user": broker.DASHBOARD,
                                         "password": own[broker.DASHBOARD]}))
         more: dict[str, object] = {} if pending["tables"] is None else {"fleet.cafe_tables": pending["tables"]}
+        if joined := pending.get("joined"):
+            more |= {"fleet.league": joined["league"], "fleet.cafe": joined["cafe"]}
         return give_files(self.table, given, more, pending["reached"])
 
     # --- the passwords kept until given ----------------------------------------------------------

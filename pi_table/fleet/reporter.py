@@ -68,6 +68,7 @@ from .schema import Message
 
 if TYPE_CHECKING:
     from ..night.recorder import Recorder
+    from ..night.state import Night
 
 log = logging.getLogger("pi_table.fleet")
 MAX_QUEUED = 1000  # events (and in-flight messages) paho holds while the broker is away
@@ -166,6 +167,7 @@ class Reporter:
         self._sent: Message | None = None  # the last status message made (sent, or waiting for the broker)
         self._night: str | None = None  # the night's message (``night``), sent again on every connect
         self._plan: str | None = None  # the plan of the night this table hosts (``plan``), likewise
+        self._league: dict[str, str] = {}  # the nights it closed or corrected since its start, to the league, likewise
         self.recorder: Recorder | None = None  # the table's part in game nights (``take_night``)
         self._lock = threading.Lock()
         self._wake = threading.Event()
@@ -275,11 +277,43 @@ class Reporter:
         other tables' plans and games heard (``_plan_heard``, ``_games_heard``)."""
         self.recorder = recorder
         recorder.published = lambda game: self.night(recorder.report())
-        recorder.book.changed = lambda: self.plan(recorder.plan())
+        recorder.book.changed = lambda: self._changed(recorder)
+        recorder.book.corrected = self.league_night
+        if self.config.league:
+            from .league import season_topic
+
+            self.client.message_callback_add(season_topic(self.config.league), self._season_heard)
         self.client.message_callback_add(topic("+", "plan"), self._plan_heard)
         self.client.message_callback_add(topic("+", "night"), self._games_heard)
         self.night(recorder.report())
+        self._changed(recorder)
+
+    def _changed(self, recorder: Recorder) -> None:
+        """The night this table hosts changed: its plan, and once it closed, what the league hears of it."""
         self.plan(recorder.plan())
+        if recorder.book.night is not None:
+            self.league_night(recorder.book.night)
+
+    def league_night(self, night: Night) -> None:
+        """A night this table hosted, closed or corrected since (``league.record``), sent retained
+        to the league's topic of the café's broker, which bridges it to the league's (issue 64): now
+        if the broker is there, and again on every connect. Nothing without a league ([fleet]
+        league and cafe), while the night is open, or for a night another hosts. Called under the
+        book's lock (``Book.changed``, ``Book.corrected``)."""
+        if not self.config.league:
+            return
+        from . import league  # the league's fold and its page: loaded at a table of a café in a league alone
+
+        message = league.record(night, self.config.cafe, self.table_id)
+        if message is None:
+            return
+        payload = json.dumps(message)
+        if not fits("league.night", payload):
+            return
+        where = league.night_topic(self.config.league, self.config.cafe, self.table_id, night.id)
+        self._league[where] = payload
+        if self.connected.is_set():
+            self.client.publish(where, payload, qos=1, retain=True)
 
     def plan(self, plan: Message | None) -> None:
         """The plan of the night this table hosts (``Recorder.plan``): published retained now
@@ -362,12 +396,16 @@ class Reporter:
         client.subscribe(topic(self.table_id, "command"), qos=0)
         if self.recorder is not None:
             client.subscribe([(topic("+", "plan"), 1), (topic("+", "night"), 1)])
+            if self.config.league:
+                client.subscribe(f"league/{self.config.league}/season", qos=1)
         if self._sent is not None:
             self._publish_status(self._sent)
         if (night := self._night) is not None:
             self._publish_night(night)
         if (plan := self._plan) is not None:
             client.publish(topic(self.table_id, "plan"), plan, qos=1, retain=True)
+        for where, payload in list(self._league.items()):
+            client.publish(where, payload, qos=1, retain=True)
 
     def _connect_failed(self, client: mqtt.Client, userdata: Any) -> None:
         """An attempt to reach the broker failed (nothing listens, no route, no such name, the
@@ -425,6 +463,17 @@ class Reporter:
             log.warning("the fleet: the %s message of table %s was dropped: %s", kind, table, e)
         except Exception:  # a surprise must not end paho's thread
             log.exception("the fleet: the %s message of table %s could not be taken", kind, table)
+
+    def _season_heard(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        """The league's season, brought down by the café's bridge: kept for the spectators' TV
+        (``Recorder.season``) once read against its schema; a bad one is logged and dropped."""
+        recorder = self.recorder
+        if recorder is None:
+            return
+        try:
+            recorder.season = schema.parse("league.season", message.payload) if message.payload else None  # type: ignore[assignment]
+        except schema.Refused as e:
+            log.warning("the fleet: the league's season was dropped: %s", e)
 
     def _command(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         """A command from the fleet: carried out, and answered by an event; a malformed one is

@@ -297,15 +297,31 @@ PLAN = Record({  # night.book.Night.plan_json: the night a host runs, as the tab
 }, required=("night", "name", "games", "tables", "opened", "closed", "seq", "teams", "rounds"))
 TOPICS: dict[str, Spec] = {"status": STATUS, "online": Flag(), "events": EVENT, "night": NIGHT, "plan": PLAN}
 """What the dashboard reads of each table's topics; the tables read each other's night and plan."""
+LEAGUE_NIGHT = Record({  # fleet.league.record: a café's closed night, as its host table sends it to the league
+    "night": Text(NAME), "cafe": Text(NAME), "host": Text(NAME), "seq": Number(0, 10**9, whole=True),
+    "closed": TIME, "events": Records(FOLDED, 10_000), "games": Records(GAME, MOST_GAMES),
+}, required=("night", "cafe", "host", "seq", "closed", "events", "games"))
+SEASON_LINE = Record({  # fleet.league.SeasonLine.to_json: a team's line of the season
+    "team": Text(MAX_NAME), "cafes": ListOf(Text(NAME), MOST), "nights": Number(0, 10**6, whole=True),
+    "points": Number(0, 10**9), "played": Number(0, 10**6, whole=True), "won": Number(0, 10**6, whole=True),
+    "lost": Number(0, 10**6, whole=True), "drawn": Number(0, 10**6, whole=True), "rating": Number(-(10**6), 10**6),
+    "place": Number(1, 10**6, whole=True), "shared": Flag(),
+}, required=("team", "nights", "points", "played", "won", "lost", "drawn", "rating", "place", "shared"))
+SEASON = Record({  # fleet.league_page.LeaguePage: the season the league's page sends down to every café
+    "league": Text(NAME), "at": TIME, "season": Records(SEASON_LINE, 2000),
+}, required=("league", "at", "season"))
+LEAGUE_TOPICS: dict[str, Spec] = {"league.night": LEAGUE_NIGHT, "league.season": SEASON}
+"""What the league's page reads of the nights the cafés' host tables send over their bridges (issue 64)."""
 
 
 def parse(kind: str, payload: bytes | bytearray) -> object:
-    """A message on topic ``kind`` (one of ``TOPICS``) as declared there; Refused when it is not."""
+    """A message on topic ``kind`` (one of ``TOPICS``, or of ``LEAGUE_TOPICS``) as declared there;
+    Refused when it is not."""
     if len(payload) <= MAX_PAYLOAD:
         try:
             value = json.loads(payload)
         except (ValueError, RecursionError):  # not JSON, not UTF-8 (a ValueError too), nested past the parser
             pass
         else:
-            return TOPICS[kind].read(value, kind)
+            return {**TOPICS, **LEAGUE_TOPICS}[kind].read(value, kind)
     raise Refused(kind, Phrase.of("JSON in UTF-8 of at most {count} KB", count=MAX_PAYLOAD // 1024))

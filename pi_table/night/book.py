@@ -180,6 +180,7 @@ class Book:
         self.night: Night | None = None
         self.changed: Callable[[], None] | None = None  # hears of each change of the plan kept (the fleet's), under the lock
         self.followed: Callable[[], None] | None = None  # hears of a night accepted here (the games heard, gathered)
+        self.corrected: Callable[[Night], None] | None = None  # hears of each closed night changed (the league's), under the lock
         self.offers: dict[str, Event] = {}  # by host: the plan of a night that names this table, not accepted here
         self._names: dict[str, tuple[int, str]] = {}  # a night kept's name, by its id, as of its file's size
         self.version = 0
@@ -489,6 +490,8 @@ class Book:
             file.flush()
             os.fsync(file.fileno())
         night.apply(event)
+        if self.corrected is not None:
+            self.corrected(night)  # any night closed, not only the last: the league replaces its version
         if self.night is None:
             self.night = night  # corrected after a restart: the night the plan tells of again
         if night is self.night:

@@ -48,6 +48,7 @@ class Recorder:
     def __init__(self, book: Book, table: str, clock: Callable[[], float] = time.time) -> None:
         self.book, self.table, self.clock = book, table, clock
         self.published: Callable[[Game | None], None] | None = None
+        self.season: dict[str, Any] | None = None  # the league's season, as the café's broker brought it down (issue 64)
         self._done: str | None = None  # the last game id looked at once over
         self._begun: str | None = None  # the last game id whose round was looked up (or written) in an open night
         self._fresh: str | None = None  # the game the last wake saw dealt and untouched

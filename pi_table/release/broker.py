@@ -35,6 +35,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import ipaddress
+import json
 import os
 import pwd
 import re
@@ -59,13 +60,26 @@ SHIPPED = Path(__file__).resolve().parent.parent / "fleet" / "mosquitto"  # the 
 CONF, ACL, PASSWD = "conf.d/pi-table.conf", "pi-table.acl", "pi-table.passwd"
 CERT, KEY = "certs/broker.crt", "certs/broker.key"
 CA_CERT, CA_KEY = "pi-table-ca.crt", "pi-table-ca.key"  # the CA's certificate is readable by all: it is given away
-WRITTEN = (CONF, ACL, PASSWD, CERT, KEY)  # what a set-up changes, and puts back when the broker does not answer
+BRIDGE, LEAGUE_CA, LEAGUE_NOTE = "conf.d/pi-table.league.conf", "pi-table-league-ca.crt", "pi-table-league.json"
+# the café's bridge to its league (root's alone: it holds the café's password there), the league's CA, and what it joined
+# (conf.d is read in order: the bridge's file after pi-table.conf, so its connection block comes after every setting)
+WRITTEN = (CONF, ACL, PASSWD, CERT, KEY, BRIDGE, LEAGUE_CA, LEAGUE_NOTE)  # what an act changes, and puts back when
+# the broker does not answer
 PORT = 8883  # pi-table.conf's listener
 UNIT = "mosquitto.service"
-ACTS = ("broker", "broker-users", "broker-remove")  # the helper's requests this module acts on (owner-wipe: the helper's)
+ACTS = ("broker", "broker-users", "broker-remove", "broker-league")  # the helper's requests this module acts on
+# (owner-wipe: the helper's)
 NOTE = "broker.json"  # the helper's note of the broker (its address, its users, how the last act ended)
 DASHBOARD = "dashboard"  # the ACL's user that reads every table
 RESERVED = (DASHBOARD, "staff")  # the ACL's users that are not tables
+ORGANISER = "league"  # the league broker's user that reads every café's nights and writes the season (its page)
+LEAGUE_PORT = PORT  # a league's broker listens as a café's does
+PASSWORD_MOST = 128
+CA_MOST = 16 * 1024  # a CA's certificate in PEM is one or two KB
+LINK = "pi-table-league"  # the bridge's connection; its state ("1" linked, "0" not) on STATE, retained, on the café's broker
+STATE = f"$SYS/broker/connection/{LINK}/state"
+CHECKER = "pi-table-helper"  # the user the root helper reads STATE as: its password only while it looks
+LINK_S = 30.0  # the league's broker taking the café's bridge, once Mosquitto restarted on it
 MOST_TABLES = 50  # a café's; a chain's tables report to a clustered broker
 USER_BYTES = 64
 ADDRESS_MOST = 253  # a DNS name's length
@@ -137,6 +151,9 @@ def check(request: dict[str, Any]) -> None:
     (``requests.check`` asks it), ReleaseError saying what is wrong: each user a table's name or
     the dashboard's, each with a password's hash as Mosquitto writes it, at most the café's tables
     and the dashboard; a table taken off, a table's name."""
+    if "league" in request:
+        check_league(request)
+        return
     if "address" in request and (problem := address_problem(request["address"])) is not None:
         raise ReleaseError(problem)
     if "table" in request:
@@ -184,21 +201,47 @@ def certificate_names(address: str, host: str) -> list[str]:
 @dataclass(frozen=True)
 class Broker:
     """Mosquitto's files in ``etc`` (/etc/mosquitto), its unit run by ``systemctl``, its listener
-    checked on ``port`` of this machine once it restarted (the tests give their own of each)."""
+    checked on ``port`` of this machine once it restarted, a league's bridge waited for ``link_s``
+    (the tests give their own of each)."""
 
     etc: Path = ETC
     systemctl: Sequence[str] = ("systemctl",)
     port: int = PORT
+    link_s: float = LINK_S
 
     def set_up(self, address: str, users: dict[str, str]) -> None:
         """This table the café's broker at ``address``, with ``users`` (names and hashes) alone."""
         check({"address": address, "users": users})
+        self._made(address, users, self._acl())
+
+    def host_league(self, address: str, league: str, cafes: dict[str, str], page: str) -> None:
+        """This machine the league ``league``'s broker at ``address`` (issue 64): Mosquitto set up as
+        a café's is, its users the cafés (``cafes``, names and hashes: each café's bridge logs in as
+        the café) and the organiser's page (``ORGANISER``, ``page`` its hash), its ACL the league's
+        (``league_acl``)."""
+        _level(league, N_("the league's name"))
+        if (problem := address_problem(address)) is not None:
+            raise ReleaseError(problem)
+        if not isinstance(cafes, dict) or not 0 < len(cafes) <= MOST_TABLES:
+            raise ReleaseError(N_("the league's cafés are given as an object of at most {most} names and their "
+                                  "passwords' hashes"), most=MOST_TABLES)
+        users = {**{_level(name, N_("a café's name in the league")): hashed for name, hashed in cafes.items()},
+                 ORGANISER: page}
+        for name, hashed in users.items():
+            if not (isinstance(hashed, str) and PASSWORD_HASH.fullmatch(hashed)):
+                raise ReleaseError(N_("the password of {name} is not given as Mosquitto's hash ($7$...)"),
+                                   name=repr(name[:USER_BYTES]))
+        self._made(address, users, league_acl(league))
+
+    def _made(self, address: str, users: dict[str, str], acl: str) -> None:
+        """Mosquitto's files (the project's pi-table.conf, ``acl``), its CA, its certificate for
+        ``address`` and its ``users``; enabled and restarted, checked answering, else put back."""
         first = not (self.etc / CONF).exists()
         before = self._kept()
         try:
-            for name in (CONF, ACL):
-                shipped = (SHIPPED / Path(name).name).read_text(encoding="utf-8")
-                self._write(name, shipped.replace(f"{ETC}/", f"{self.etc}/"), 0o644)  # as it is, on a table
+            shipped = (SHIPPED / Path(CONF).name).read_text(encoding="utf-8")
+            self._write(CONF, shipped.replace(f"{ETC}/", f"{self.etc}/"), 0o644)  # as it is, on a table
+            self._write(ACL, acl, 0o644)
             self._authority()
             self._certificate(certificate_names(address, socket.gethostname()))
             self._passwords(users, keep=False)
@@ -222,6 +265,72 @@ class Broker:
         except (ReleaseError, OSError) as e:
             self._put_back(before, "reload-or-restart")
             raise RolledBack.of(_said(e)) from None
+
+    def join_league(self, league: str, cafe: str, address: str, port: int, password: str, ca: str) -> None:
+        """The café's broker bridged to the league ``league``'s broker at ``address``:``port``
+        (issue 64), as the café ``cafe`` with ``password``, checked with the league's CA (``ca``, its
+        PEM): its tables' closed nights go up, the season comes down, nothing else crosses
+        (``bridge_conf``); the ACL lets each table send only its own nights. Mosquitto restarted
+        (a bridge is read at its start alone) and checked answering, else the files before are back."""
+        check_league({"league": league, "cafe": cafe, "address": address, "port": port, "password": password, "ca": ca})
+        if not (self.etc / CONF).exists():
+            raise ReleaseError(N_("this table is not the café's broker yet: set it up first"))
+        before = self._kept()
+        try:
+            self._write(LEAGUE_CA, ca, 0o644)
+            self._write(LEAGUE_NOTE, json.dumps({"league": league, "cafe": cafe}), 0o600)
+            self._write(BRIDGE, bridge_conf(league, cafe, address, port, password, self.etc / LEAGUE_CA), 0o600)
+            self._write(ACL, self._acl(), 0o644)
+            self._systemctl("restart", UNIT)
+            self._answers()
+            self._linked()
+        except (ReleaseError, OSError) as e:
+            self._put_back(before, "restart")
+            raise RolledBack.of(_said(e)) from None
+
+    def _linked(self) -> None:
+        """The bridge linked to the league's broker within ``LINK_S`` (its state, read as
+        ``CHECKER`` under a password made for this once, as ``_clear`` writes); ReleaseError
+        saying why not: the league unreachable, the café's password or the league's CA wrong."""
+        password = new_password()
+        try:
+            self._passwords({CHECKER: password_hash(password)}, keep=True)
+            self._systemctl("reload-or-restart", UNIT)
+            if read_state(self.port, self.etc / CA_CERT, CHECKER, password, STATE, self.link_s) != b"1":
+                raise ReleaseError(N_("the league's broker did not take the café's bridge within {seconds} s: check its "
+                                      "address, the café's name and password and the league's CA"),
+                                   seconds=round(self.link_s))
+        finally:
+            self._without(CHECKER)
+
+    def leave_league(self) -> None:
+        """The bridge to the league taken down: its files gone, the ACL the café's alone, Mosquitto restarted."""
+        before = self._kept()
+        try:
+            for name in (BRIDGE, LEAGUE_CA, LEAGUE_NOTE):
+                (self.etc / name).unlink(missing_ok=True)
+            self._write(ACL, self._acl(), 0o644)
+            self._systemctl("restart", UNIT)
+            self._answers()
+        except (ReleaseError, OSError) as e:
+            self._put_back(before, "restart")
+            raise RolledBack.of(_said(e)) from None
+
+    def league(self) -> tuple[str, str] | None:
+        """The league this café's broker is bridged to, and the café's name in it; None when none."""
+        try:
+            joined = json.loads((self.etc / LEAGUE_NOTE).read_text(encoding="utf-8"))
+            return str(joined["league"]), str(joined["cafe"])
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError):
+            raise ReleaseError(N_("the note of the league this broker joined cannot be read: join it again")) from None
+
+    def _acl(self) -> str:
+        """The café's ACL: the project's pi-table.acl as it is, and the league's lines when the café joined one."""
+        shipped = (SHIPPED / Path(ACL).name).read_text(encoding="utf-8")
+        joined = self.league()
+        return shipped if joined is None else shipped + cafe_acl(*joined)
 
     def remove(self, table: str) -> None:
         """``table`` taken off the broker: its line out of the password file, which Mosquitto then
@@ -268,13 +377,19 @@ class Broker:
     def wipe(self) -> list[str]:
         """Every user's password out of the password file, as the buttons' reset wipes the owner's
         part (issue 58): no table nor dashboard logs in with a password the owner gave until the
-        owner sets the broker up again; Mosquitto reads the empty file at once. The users it had
-        ([] when this table is not the café's broker)."""
+        owner sets the broker up again; Mosquitto reads the empty file at once. A league's bridge
+        goes too, with the café's password there (issue 64). The users it had ([] when this table
+        is not the café's broker)."""
         if not (self.etc / CONF).exists():
             return []
         users = self.users()
         self._write(PASSWD, "", 0o600, mosquitto=True)
-        self._systemctl("reload-or-restart", UNIT)
+        bridged = (self.etc / BRIDGE).exists()
+        for name in (BRIDGE, LEAGUE_CA, LEAGUE_NOTE):  # the café's password in its league is the owner's too
+            (self.etc / name).unlink(missing_ok=True)
+        if bridged:
+            self._write(ACL, self._acl(), 0o644)
+        self._systemctl("restart" if bridged else "reload-or-restart", UNIT)  # a bridge is read at the start alone
         return users
 
     def users(self) -> list[str]:
@@ -408,6 +523,88 @@ class Broker:
                            error=error[:200])
 
 
+def check_league(request: dict[str, Any]) -> None:
+    """A league to join (``Broker.join_league``'s, and the staff page's request for it) parsed into
+    its kinds, ReleaseError saying what is wrong, never repeating the password: the league's and
+    the café's names each one level of its topics, the league's address and port, the café's
+    password in the league, the league's CA as a certificate in PEM."""
+    _level(request["league"], N_("the league's name"))
+    _level(request["cafe"], N_("a café's name in the league"))
+    if (problem := address_problem(request["address"])) is not None:
+        raise ReleaseError(problem)
+    port, password, ca = request["port"], request["password"], request["ca"]
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
+        raise ReleaseError(N_("the league's port is a whole number from 1 to 65535"))
+    if not isinstance(password, str) or not 0 < len(password) <= PASSWORD_MOST or not password.isascii() \
+            or not password.isprintable() or " " in password:
+        raise ReleaseError(N_("the café's password in the league is 1 to {most} ASCII letters, digits and signs, "
+                              "with no space"), most=PASSWORD_MOST)
+    if not isinstance(ca, str) or not ca.lstrip().startswith("-----BEGIN CERTIFICATE-----") or len(ca) > CA_MOST:
+        raise ReleaseError(N_("the league's CA is a certificate in PEM (-----BEGIN CERTIFICATE-----)"))
+
+
+def _level(name: object, what: str) -> str:
+    """``name`` if it is one level of the league's topics and a user of its broker (``is_user``),
+    and not the organiser's; ReleaseError naming ``what`` otherwise."""
+    if not is_user(name) or name == ORGANISER:
+        raise ReleaseError(N_("{what} is 1 to 64 bytes with no '/', '+', '#', ':', space or invisible character, and "
+                              "not 'league'"), what=what)
+    return str(name)
+
+
+def cafe_acl(league: str, cafe: str) -> str:
+    """What the café's ACL adds for its league: a table sends the league only the nights it hosted,
+    under its own name, and every table reads the season (the bridge brings it down)."""
+    return (f"\n# The league {league}, as the café {cafe} (issue 64; written by the root helper when the owner\n"
+            "# joined it): a table sends the league the nights it hosted, under its own name alone; every\n"
+            "# table reads the league's season, which the bridge brings down.\n"
+            f"pattern write league/{league}/cafes/{cafe}/nights/%u/+\n"
+            f"pattern read league/{league}/season\n\n"
+            "# The root helper, while it checks that the bridge linked (its password only then).\n"
+            f"user {CHECKER}\n"
+            f"topic read {STATE}\n")
+
+
+def league_acl(league: str) -> str:
+    """The league broker's ACL: each café (its bridge logs in as the café) writes only under its own
+    prefix and reads the season; the organiser's page reads every café's nights and writes the season."""
+    return ("# Who may do what on the league's broker (issue 64), written by pi-table's root helper.\n"
+            "# Each café's bridge logs in with the café's name as its user (%u): it writes its own nights\n"
+            "# alone, whatever a table of it sends, and reads the season.\n"
+            f"pattern write league/{league}/cafes/%u/#\n"
+            f"pattern read league/{league}/season\n\n"
+            "# The league's page: every café's nights, and the season it makes of them.\n"
+            f"user {ORGANISER}\n"
+            f"topic read league/{league}/cafes/#\n"
+            f"topic write league/{league}/season\n")
+
+
+def bridge_conf(league: str, cafe: str, address: str, port: int, password: str, ca: Path | None) -> str:
+    """Mosquitto's bridge from the café's broker to the league's: over TLS checked with the league's
+    CA, as the café; only the league's topics, the café's nights up and the season down, at QoS 1
+    in a session the league keeps (``cleansession false``) and the café's broker persists, so a
+    night closed while the link is down goes up when it returns, in order, once. ``ca`` None: no
+    TLS, for the league benchmark's brokers on loopback alone (``join_league`` always gives one)."""
+    prefix = f"league/{league}/"
+    tls = "" if ca is None else f"bridge_cafile {ca}\nbridge_tls_version tlsv1.2\nbridge_insecure false\n"
+    return (f"# The café's bridge to the league {league} (issue 64): written by pi-table's root helper.\n"
+            f"connection {LINK}\n"
+            f"address {address}:{port}\n"
+            f"remote_username {cafe}\n"
+            f"remote_password {password}\n"
+            f"remote_clientid {cafe}\n"
+            "cleansession false\n"
+            f"{tls}"
+            "notifications true\n"
+            "notifications_local_only true\n"
+            f"notification_topic {STATE}\n"
+            "start_type automatic\n"
+            "restart_timeout 1 30\n"
+            "keepalive_interval 30\n"
+            f"topic cafes/{cafe}/nights/# out 1 {prefix} {prefix}\n"
+            f"topic season in 1 {prefix} {prefix}\n")
+
+
 def publish_empty(port: int, cafile: Path, user: str, password: str, topics: list[str]) -> None:
     """An empty retained message on each of ``topics`` (MQTT 3.1.1, QoS 1: each acknowledged), as
     ``user`` over TLS on this machine's ``port`` checked with ``cafile``, trying again while the
@@ -438,6 +635,42 @@ def publish_empty(port: int, cafile: Path, user: str, password: str, topics: lis
         time.sleep(0.2)
     raise ReleaseError(N_("Mosquitto did not take the empty messages on port {port} ({error})"), port=port,
                        error=error[:200])
+
+
+def read_state(port: int, cafile: Path, user: str, password: str, topic: str, seconds: float) -> bytes:
+    """The message on ``topic`` (retained, QoS 0) once it is b"1", or the last one heard (b"" for
+    none) after ``seconds``: read as ``user`` over TLS on this machine's ``port`` checked with
+    ``cafile``, trying again while the broker has not yet read ``user``'s password. MQTT 3.1.1 by
+    the standard library, as ``publish_empty``."""
+    context = ssl.create_default_context(cafile=str(cafile))
+    deadline, last = time.monotonic() + seconds, b""
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=2) as raw, \
+                    context.wrap_socket(raw, server_hostname="localhost") as link:
+                link.sendall(_packet(0x10, _text("MQTT") + bytes([4, 0xC2]) + (30).to_bytes(2, "big")
+                                     + _text(f"pi-table-helper-{secrets.token_hex(4)}") + _text(user) + _text(password)))
+                kind, body = _received(link)
+                if kind != 0x20 or len(body) != 2 or body[1] != 0:  # its password not read yet: refused, for now
+                    time.sleep(0.2)
+                    continue
+                link.sendall(_packet(0x82, (1).to_bytes(2, "big") + _text(topic) + b"\x00"))
+                while time.monotonic() < deadline:
+                    link.settimeout(max(0.1, min(2.0, deadline - time.monotonic())))
+                    try:
+                        kind, body = _received(link)
+                    except TimeoutError:
+                        continue
+                    if kind >> 4 == 3:  # a PUBLISH at QoS 0: its topic, then its payload
+                        size = int.from_bytes(body[:2], "big")
+                        if body[2:2 + size].decode("utf-8", "replace") == topic:
+                            last = body[2 + size:]
+                            if last == b"1":
+                                link.sendall(b"\xe0\x00")
+                                return last
+        except (OSError, ssl.SSLError):
+            time.sleep(0.2)
+    return last
 
 
 def _text(text: str) -> bytes:

@@ -566,9 +566,15 @@ def _broker_asked(helper: Helper, request: Request, log: IO[str]) -> int:
     act, mosquitto = request["act"], helper.mosquitto
     kept = helper.releases.note(broker.NOTE) or {}
     note = {"address": kept.get("address"), "users": kept.get("users") or [], "act": act, "at": time.time(),
-            "asked": [request["table"]] if act == "broker-remove" else sorted(request["users"])}
+            "asked": [request["table"]] if act == "broker-remove" else [] if act == "broker-league"
+            else sorted(request["users"]), "league": kept.get("league")}
     try:
-        if act == "broker":
+        if act == "broker-league":  # the café's password there goes into the bridge's file alone, never the note
+            mosquitto.join_league(request["league"], request["cafe"], request["address"], request["port"],
+                                  request["password"], request["ca"])
+            note["league"] = {"league": request["league"], "cafe": request["cafe"], "address": request["address"],
+                              "port": request["port"]}
+        elif act == "broker":
             mosquitto.set_up(request["address"], request["users"])
             note["address"] = request["address"]
         elif act == "broker-remove":

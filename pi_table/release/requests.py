@@ -41,13 +41,14 @@ SHAPES = {("reboot",): set(), ("poweroff",): set(), ("update", "bundle"): {"bund
           ("security",): set(), ("keys-add",): {"name", "key"}, ("keys-revoke",): {"name"},
           ("ipv4",): {"device", "method", "address", "gateway", "dns"}, ("hostname",): {"name"},
           ("broker",): {"address", "users"}, ("broker-users",): {"users"}, ("broker-remove",): {"table"},
+          ("broker-league",): {"league", "cafe", "address", "port", "password", "ca"},
           ("owner-wipe",): set(), ("backup-to-stick",): set(), ("backup-from-stick",): {"backup"}}
 """Each request there is: its act (and for an update where from), and the other keys it takes."""
 Request: TypeAlias = dict[str, Any]
 """A request as ``check`` lets it through: its act, and exactly the keys ``SHAPES`` gives that act,
 each checked (at run time: a file or a page wrote it)."""
 ACTS = ("reboot, poweroff, update from a bundle or from the repository, timezone, hotspot, wifi, security, keys-add, "
-        "keys-revoke, ipv4, hostname, broker, broker-users, broker-remove, owner-wipe, backup-to-stick, "
+        "keys-revoke, ipv4, hostname, broker, broker-users, broker-remove, broker-league, owner-wipe, backup-to-stick, "
         "backup-from-stick")
 
 

@@ -3,7 +3,9 @@ this table is the broker, where, its tables and the password each is still to be
 ``POST /staff/api/broker`` (the owner: ``{"act": "set-up", "address", "table", "tables"}`` makes
 this table the café's broker, ``{"act": "add", "tables"}`` adds tables, ``{"act": "renew",
 "table"}`` gives one a new password, ``{"act": "remove", "table"}`` takes one off, ``{"act":
-"given", "table"}`` forgets a password the owner gave) and ``GET /staff/api/broker/ca.crt`` (the
+"given", "table"}`` forgets a password the owner gave, ``{"act": "join", "league", "cafe", "address",
+"port", "password", "ca"}`` bridges the café's broker to a league with what its organiser gave, a
+trial that comes back unless the bridge links, issue 64) and ``GET /staff/api/broker/ca.crt`` (the
 CA's certificate the other tables trust it by). The root helper sets Mosquitto up
 (``release.broker``); every name and the address are parsed into their kinds here, as the helper
 parses them, so a table that cannot be one is refused at once, in words. Passwords are shown only
@@ -62,12 +64,27 @@ TEXTS: tuple[str, ...] = (
     N_("Remove"),
     N_("Take {name} off the broker? Its password stops working at once, and this table restarts to leave it out of "
        "the café's tables."),
+    N_("A league"),
+    N_("The league's name"),
+    N_("This café's name in the league"),
+    N_("The league's address"),
+    N_("The league's port"),
+    N_("This café's password in the league"),
+    N_("The league's CA certificate"),
+    N_("Join the league"),
+    N_("This café is in the league {league} as {cafe}: the nights its tables host go to it."),
+    N_("This café's broker is bridged to the league {league} as {cafe}; this table does not send it its nights yet."),
+    N_("This café is in no league. Its organiser gives the league's name and address, this café's name and password "
+       "there, and the league's CA certificate."),
+    N_("Join the league? The café's broker restarts with a bridge to it, and comes back as it was if the league does "
+       "not take it; this table then restarts to send it its nights."),
 )
 """The room's words on the page (broker.js looks each up by its English text)."""
 
 CA_FILE = "pi-table-broker-ca.crt"
 FIELDS = {"set-up": {"act", "address", "table", "tables"}, "add": {"act", "tables"}, "renew": {"act", "table"},
-          "remove": {"act", "table"}, "given": {"act", "table"}}
+          "remove": {"act", "table"}, "given": {"act", "table"},
+          "join": {"act", "league", "cafe", "address", "port", "password", "ca"}}
 
 
 class Broker(Protocol):
@@ -86,6 +103,8 @@ class Broker(Protocol):
     def remove(self, name: str, reached: str | None) -> Text | None: ...
 
     def given(self, name: str) -> None: ...
+
+    def join(self, league: dict[str, Any], reached: str | None) -> Text | None: ...
 
 
 class FakeBroker:
@@ -122,6 +141,10 @@ class FakeBroker:
     def given(self, name: str) -> None:
         self.calls.append(f"broker given {name}")
 
+    def join(self, league: dict[str, Any], reached: str | None) -> Text | None:
+        self.calls.append(f"broker join {league['league']} {league['cafe']}")
+        return None
+
 
 class BrokerSection(Section[Broker], name="broker", script="broker.js", texts=TEXTS):
     """The café's broker's routes under ``/staff/api/``, all the owner's: its view holds the
@@ -151,10 +174,18 @@ class BrokerSection(Section[Broker], name="broker", script="broker.js", texts=TE
                 or not all(isinstance(body[key], str) for key in ("address", "table") if key in body) \
                 or not (isinstance(body.get("tables", []), list)):
             return bad('expected {"act": "set-up", "address", "table", "tables": [NAME, ...]}, {"act": "add", '
-                       '"tables": [NAME, ...]}, {"act": "renew", "table"}, {"act": "remove", "table"} or {"act": '
-                       '"given", "table"}')
+                       '"tables": [NAME, ...]}, {"act": "renew", "table"}, {"act": "remove", "table"}, {"act": '
+                       '"given", "table"} or {"act": "join", "league", "cafe", "address", "port", "password", "ca"}')
         lang, reached, asked = language(request), reached_on(request), time.time()  # the broker's note is newer once done
-        if act in ("renew", "remove", "given"):  # a user the broker has: a table's, or the dashboard's
+        if act == "join":  # a league: what its organiser gave, parsed as the helper will
+            league = {key: value.strip() if isinstance(value, str) and key != "ca" else value
+                      for key, value in body.items() if key != "act"}
+            try:
+                broker.check_league(league)
+            except ReleaseError as e:
+                return bad(say(Phrase.of(e.why["template"], **e.why["fields"]), lang))
+            problem = await asyncio.to_thread(self.table.join, league, reached)
+        elif act in ("renew", "remove", "given"):  # a user the broker has: a table's, or the dashboard's
             if not broker.is_user(body["table"]):
                 return bad(say(Phrase.of("{name} is not a user of this broker", name=repr(body["table"][:64])), lang))
             if act == "given":

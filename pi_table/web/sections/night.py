@@ -519,17 +519,18 @@ class NightSection(Section[Recorder | None], name="night", script="night.js", te
     def _on_tv(self) -> dict[str, object]:
         """What the spectators' TV shows: the night open, else the last one closed here, its final
         standings (the prizes' order) until a new one opens, across a restart too; not a night
-        this table left. With each round's teams that asked to sit it out (``rests``)."""
+        this table left. With each round's teams that asked to sit it out (``rests``), and the season of
+        the café's league when it has one (``league``, issue 64)."""
         with self.book.lock:
             night = self.book.night
             if night is None:
                 night = self._last_kept()
             if night is None or night.left:
-                return {"night": None}
+                return {"night": None, "league": self.recorder.season}
             shown = night.to_json()
             best = [h.to_json() for h in high_scores(night.played)]
         return {"night": {**{key: shown[key] for key in ("name", "standings", "rounds", "tiebreak", "bye", "rests")},
-                          "closed": not night.open}, "high_scores": best}
+                          "closed": not night.open}, "high_scores": best, "league": self.recorder.season}
 
     def _last_kept(self) -> Night | None:
         """The night kept last here (its file's name sorts last), read again only when that file changes."""

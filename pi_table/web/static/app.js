@@ -378,13 +378,40 @@ let nightKnown = null;  // the night as last fetched: what changed since is said
 
 async function standings() {
   let night = null;
+  let league = null;
   try {
     const answer = await fetch("/night/standings", {cache: "no-store"});
-    if (answer.ok) night = (await answer.json()).night;
+    if (answer.ok) ({night, league} = await answer.json());
   } catch (error) { /* the table is away: the block keeps what it showed */ return; }
   sayChanges(nightKnown, night);
   nightKnown = night;
+  leagueKnown = league || null;
   inWords(drawStandings);
+  inWords(drawLeague);
+}
+
+// --- the café's league, below the night (issue 64): the season its broker's bridge brought down ---
+
+const SEASON = [N_("Nights"), N_("Points"), N_("played"), N_("won"), N_("lost"), N_("rating")];
+const SEASON_FIELDS = ["nights", "points", "played", "won", "lost", "rating"];
+let leagueKnown = null;  // the league's season as last fetched (null: the café is in none, or none heard yet)
+let leagueShown = null;
+
+function drawLeague() {
+  // The league's block, drawn again only when the season or the page's words changed.
+  const box = document.getElementById("league");
+  const season = leagueKnown;
+  const drawing = JSON.stringify([words.lang, season]);
+  if (drawing === leagueShown) return;
+  leagueShown = drawing;
+  box.hidden = !season;
+  if (!season) { box.replaceChildren(); return; }
+  box.replaceChildren(
+    el("h2", {}, t("The league {league}", {league: season.league})),
+    el("div", {class: "scroll", tabindex: "0", role: "region", "aria-label": t("The season")}, el("table", {class: "facts"},
+      el("tr", {}, el("th", {}, t("Team")), SEASON.map((name) => el("th", {}, t(name)))),
+      season.season.map((line) => el("tr", {class: "standing"}, el("td", {}, `${placed(line)} ${line.team}`),
+        SEASON_FIELDS.map((field) => el("td", {}, number(line[field]))))))));
 }
 
 function drawStandings() {

@@ -23,7 +23,24 @@ function brokerSection() {
       el("form", { id: "cafe-broker-add", class: "stack" },
         label("cafe-broker-more", "Add tables (one name a line)"),
         el("textarea", { id: "cafe-broker-more", rows: "2", spellcheck: "false", autocomplete: "off", required: "" }),
-        el("button", { type: "submit", "data-t": "Add these tables", text: t("Add these tables") }))),
+        el("button", { type: "submit", "data-t": "Add these tables", text: t("Add these tables") })),
+      // a league across cafés (issue 64): what its organiser gave, the bridge a trial that comes back unless it links
+      el("h3", { "data-t": "A league", text: t("A league") }),
+      el("p", { id: "cafe-broker-league", class: "note" }),
+      el("form", { id: "cafe-broker-join", class: "stack" },
+        label("cafe-league-name", "The league's name"),
+        el("input", { id: "cafe-league-name", maxlength: "64", autocomplete: "off", spellcheck: "false", required: "" }),
+        label("cafe-league-cafe", "This café's name in the league"),
+        el("input", { id: "cafe-league-cafe", maxlength: "64", autocomplete: "off", spellcheck: "false", required: "" }),
+        label("cafe-league-address", "The league's address"),
+        el("input", { id: "cafe-league-address", maxlength: "253", autocomplete: "off", spellcheck: "false", required: "" }),
+        label("cafe-league-port", "The league's port"),
+        el("input", { id: "cafe-league-port", type: "number", min: "1", max: "65535", value: "8883", required: "" }),
+        label("cafe-league-password", "This café's password in the league"),
+        el("input", { id: "cafe-league-password", type: "password", maxlength: "128", autocomplete: "off", required: "" }),
+        label("cafe-league-ca", "The league's CA certificate"),
+        el("input", { id: "cafe-league-ca", type: "file", accept: ".crt,.pem", required: "" }),
+        el("button", { type: "submit", "data-t": "Join the league", text: t("Join the league") }))),
     el("form", { id: "cafe-broker-form", class: "stack", hidden: "" },
       label("cafe-broker-address", "Its name on the café's network (the other tables reach it there)"),
       el("input", { id: "cafe-broker-address", maxlength: "253", autocomplete: "off", spellcheck: "false", required: "" }),
@@ -94,6 +111,10 @@ function drawBroker(data) {
   $("cafe-broker-last").hidden = !said;
   $("cafe-broker-last").classList.toggle("error", Boolean(said) && !data.pending);
   $("cafe-broker-given").hidden = !data.ours;
+  $("cafe-broker-league").textContent = data.league
+    ? t(data.league.sends ? "This café is in the league {league} as {cafe}: the nights its tables host go to it."
+      : "This café's broker is bridged to the league {league} as {cafe}; this table does not send it its nights yet.", data.league)
+    : t("This café is in no league. Its organiser gives the league's name and address, this café's name and password there, and the league's CA certificate.");
   $("cafe-broker-tables").replaceChildren(...data.tables.map((table) => tableItem(table, data)));
   $("cafe-broker-form").hidden = !data.installed || Boolean(data.helper);
   $("cafe-broker-set-up").textContent = t(data.ours ? "Set it up again" : "Make this table the café's broker");
@@ -159,6 +180,15 @@ function wireBroker() {
     changeBroker({ act: "add", tables: lines($("cafe-broker-more").value) });
   });
   $("cafe-broker-ca").addEventListener("click", () => download("/staff/api/broker/ca.crt", CA_FILE));
+  $("cafe-broker-join").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const [file] = $("cafe-league-ca").files;
+    if (!file || !confirm(t("Join the league? The café's broker restarts with a bridge to it, and comes back as it was if the league does not take it; this table then restarts to send it its nights."))) return;
+    changeBroker({ act: "join", league: $("cafe-league-name").value.trim(), cafe: $("cafe-league-cafe").value.trim(),
+      address: $("cafe-league-address").value.trim(), port: Number($("cafe-league-port").value),
+      password: $("cafe-league-password").value, ca: await file.text() });
+    $("cafe-league-password").value = "";
+  });
   setInterval(() => { if (csrf && !$("desk").hidden && asked === null) loadBroker(true); }, 15000);
 }
 

@@ -1,0 +1,168 @@
+"""``pi-table bench league``: a league of cafés, each its own Mosquitto bridged to the league's, and
+``pi-table league`` in a process of its own (issue 64).
+
+Each café has three tables; its host table is the real reporter (``fleet.reporter.Reporter``, its
+book and recorder) on the café's broker, whose bridge is the one a café's join writes
+(``release.broker.bridge_conf``: the league's topics alone, QoS 1, ``cleansession false``) and whose
+login at the league's broker is checked by the league's own ACL (``release.broker.league_acl``).
+Nights are closed one after another, round the cafés, each of three rounds at its three tables.
+Figures: a night closed at its host → the league's page showing it (its ``/season.json``, asked every
+20 ms), p50 and p99; the page's memory (its resident set at the end) and CPU over the run (100 % is
+one core; the answers to those asks included).
+The links are plain MQTT on loopback: TLS is left out, as it costs the same with or without a league.
+Needs Debian's mosquitto; it binds loopback ports only.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from .. import config
+from ..engine.endings import Termination
+from ..fleet.broker import LocalBroker, free_port
+from ..fleet.reporter import Reporter
+from ..night.book import Book
+from ..night.games import Game
+from ..night.recorder import Recorder
+from ..night.state import Night
+from ..release.broker import bridge_conf, league_acl, new_password, password_hash
+from . import percentiles, wait
+from .fleet import cpu_s
+
+LEAGUE = "bench"
+TABLES = 3  # a café's, the host's first
+TEAMS = ("Owls", "Zebras", "Foxes", "Moles", "Quiz Club", "Lynx", "Herons")
+MAX_CAFES = 100
+MIXED = (("codenames", False), ("codenames", False), ("alias24", True))  # a night's games; Alias 24's armed nuke
+# loses it for both teams
+SEEN_S = 60.0
+POLL_S = 0.02  # how often the bench asks the page: its answers are in the page's CPU
+
+
+def play_night(book: Book, tables: list[str], teams: list[str], rounds: int, rng: random.Random,
+               at: float | None = None) -> Night:
+    """A night hosted on ``tables[0]``: ``teams`` join, ``rounds`` Swiss rounds, each pair's game
+    recorded with a winner drawn by ``rng`` (an Alias 24 game now and then lost by both), closed.
+    ``at``: when its games ended (the book's clock's now when None)."""
+    night = book.open("League night", ["codenames", "alias24"], tables)
+    for name in teams:
+        book.join(name)
+    for _ in range(rounds):
+        book.propose()
+        made = book.confirm(over=True)
+        for pair in made.pairs:
+            kind, may_draw = rng.choice(MIXED)
+            winner = None if may_draw and rng.random() < 0.3 else rng.choice(pair.teams)
+            ending = Termination.ARMED_NUKE if winner is None else Termination.ALL_AGENTS_FOUND
+            book.record(Game(f"{pair.table}-{night.id}-{made.number}", pair.table, kind, pair.teams, winner, ending,
+                             None if winner is None else rng.randint(0, 8), None, made.number,
+                             book.clock() if at is None else at, 0))
+    return book.close(over=True)
+
+
+def rss_kb(pid: int) -> int:
+    """A process's resident memory now, in KB (/proc/PID/status, VmRSS)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def run(cafes: int = 20, nights: int = 3, seed: int = 64) -> dict[str, object]:
+    """``cafes`` cafés bridged to one league, ``nights`` nights closed at each; the figures."""
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="pi-table-bench-league-") as scratch:
+        folder = Path(scratch)
+        names = [f"cafe-{n:02d}" for n in range(cafes)]
+        secrets = {name: new_password() for name in [*names, "league"]}
+        (folder / "league.passwd").write_text("".join(f"{name}:{password_hash(secret)}\n"
+                                                     for name, secret in secrets.items()))
+        (folder / "league.acl").write_text(league_acl(LEAGUE))
+        league = LocalBroker(folder / "league", f"allow_anonymous false\npassword_file {folder}/league.passwd\n"
+                                                f"acl_file {folder}/league.acl\n")
+        brokers = [league] + [LocalBroker(folder / name, bridge_conf(LEAGUE, name, "127.0.0.1", league.port,
+                                                                     secrets[name], None)) for name in names]
+        page = None
+        reporters: list[Reporter] = []
+        books: list[Book] = []
+        try:
+            for broker in brokers:
+                broker.start()
+            (folder / "page.password").write_text(secrets["league"] + "\n")
+            port = free_port()
+            page = subprocess.Popen(
+                [sys.executable, "-m", "pi_table", "league", "--broker", f"mqtt://league@127.0.0.1:{league.port}",
+                 "--broker-password-file", str(folder / "page.password"), "--league", LEAGUE, "--port", str(port)],
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            for name, broker in zip(names, brokers[1:], strict=True):
+                book = Book(folder / f"{name}-book")
+                reporter = Reporter(replace(config.broker(broker.url, table_id=f"{name}-t1"), league=LEAGUE, cafe=name),
+                                    act=lambda request: {"ok": False, "error": "a bench table"}, heartbeat_s=3600)
+                reporter.take_night(Recorder(book, f"{name}-t1"))
+                reporter.start()
+                books.append(book)
+                reporters.append(reporter)
+            _wait(lambda: all(r.connected.is_set() for r in reporters) and _season(port) is not None,
+                  "every host table and the league's page")
+            cpu = cpu_s(page.pid)
+            began = time.monotonic()
+            latencies = []
+            for _ in range(nights):
+                for name, book in zip(names, books, strict=True):
+                    tables = [f"{name}-t{n}" for n in range(1, TABLES + 1)]
+                    time.sleep(1.0 - time.time() % 1.0)  # a night's id is its second: one a second at each café
+                    night = play_night(book, tables, list(TEAMS[:2 * TABLES]), 3, rng)
+                    closed_at = time.monotonic()  # its close written and handed to the reporter
+                    _wait(partial(_shows, port, name, night.id), f"the night {night.id} of {name} on the league's page")
+                    latencies.append(time.monotonic() - closed_at)
+            elapsed = time.monotonic() - began
+            cpu = cpu_s(page.pid) - cpu
+            memory = rss_kb(page.pid)
+            season = _season(port)
+        finally:
+            for reporter in reporters:
+                reporter.stop()
+            for book in books:
+                book.stop()
+            if page is not None:
+                page.terminate()
+                page.wait(timeout=10)
+            for broker in brokers:
+                broker.stop()
+    if season is None:
+        raise RuntimeError("the league's page did not answer at the end")
+    return {"cafes": cafes, "tables": cafes * TABLES, "nights": len(latencies), "teams": len(season["season"]),
+            "closed_to_page": {**percentiles(latencies, 1), "max_ms": round(max(latencies) * 1e3, 1)},
+            "page": {"rss_mb": round(memory / 1024, 1), "cpu_pct": round(100 * cpu / elapsed, 1)}}
+
+
+def _season(port: int) -> dict[str, Any] | None:
+    """The league page's data, or None while it does not answer."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/season.json", timeout=5) as answer:
+            found: dict[str, Any] = json.loads(answer.read())
+            return found
+    except OSError:
+        return None
+
+
+def _shows(port: int, cafe: str, night_id: str) -> bool:
+    """Whether the league's page lists the night ``night_id`` of ``cafe``."""
+    data = _season(port)
+    return data is not None and any(entry["cafe"] == cafe and any(n["night"] == night_id for n in entry["nights"])
+                                    for entry in data["cafes"])
+
+
+def _wait(condition: Callable[[], bool], what: str) -> None:
+    wait(condition, what, SEEN_S, POLL_S)

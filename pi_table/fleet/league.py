@@ -1,0 +1,289 @@
+"""A league across cafés (issue 64): each café's closed nights, bridged by its own Mosquitto to the
+league's, folded into one season's standings.
+
+A café's host table sends each night it closed, and again at each correction after the close,
+retained, on ``league/<league>/cafes/<café>/nights/<host>/<night>`` (``night_topic``): the host's
+events (``Night.events``, what every follower folds) and the games its tables recorded
+(``record``). The league's broker lets a café write only under its own prefix, and the café's
+lets a table write only under its own name there, so the topic says who sent a night. The
+league's page folds each night as a follower does (``night.state.fold``, the games each counted
+as the night awaited it), and keeps the newest version of each: a correction replaces the night,
+never adds to it. A night whose café or table is not the topic's, or not the league's roster's,
+is refused and kept apart with why, as the fleet's dashboard keeps a rogue night apart.
+
+The season is the nights' own standings (``Night.standings``), each night's points as the league
+chooses (``Scoring``: the night's points, or a scale by place; all nights, or a team's best N),
+and the openskill rating across the nights, the night's own computation
+(``night.standings.standings``) over every night's results in the order they were decided. A
+team is the same team across nights and cafés by its name as names are compared
+(``night.names.folded``), or as the organiser merged two (``merged``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..engine.phrase import Phrase
+from ..files import csv_text
+from ..night.games import Game, GameRefused
+from ..night.names import folded
+from ..night.standings import Result, Standing, standings
+from ..night.state import Night, fold
+from ..ui.i18n import say
+from . import schema
+from .dashboard import ID_AFTER_S, named_at
+
+LEAGUE = "league"  # the first level of every league topic
+NIGHT_POINTS, PLACES = "night", "places"  # how a night scores for the season
+SCALE = (10.0, 8.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0)  # points by place, the first place's first: a team past it scores 0
+MOST_SCALE = 64
+
+
+def night_topic(league: str, cafe: str, host: str, night_id: str) -> str:
+    """Where ``host``, a table of ``cafe``, sends its closed night ``night_id`` to ``league``."""
+    return f"{LEAGUE}/{league}/cafes/{cafe}/nights/{host}/{night_id}"
+
+
+def cafe_prefix(league: str, cafe: str) -> str:
+    """What ``cafe`` sends the league, under which alone the league's broker lets it write."""
+    return f"{LEAGUE}/{league}/cafes/{cafe}/"
+
+
+def season_topic(league: str) -> str:
+    """The season's standings, retained: sent by the league's page, read by every café's tables."""
+    return f"{LEAGUE}/{league}/season"
+
+
+def record(night: Night, cafe: str, host: str) -> dict[str, object] | None:
+    """What ``host`` sends the league of its ``night``: its events and its games recorded, with its
+    version (``seq``, so the newest of a night's corrections is kept); None while it is open or when
+    it is another table's (a follower sends nothing: the host sends the night once, whole)."""
+    if night.open or night.host is not None:
+        return None
+    return {"night": night.id, "cafe": cafe, "host": host, "seq": night.seq, "closed": night.closed,
+            "events": list(night.events), "games": [game.to_json() for game in night.recorded()]}
+
+
+@dataclass(frozen=True, slots=True)
+class Scoring:
+    """How the league counts a night: its own ``points`` (``NIGHT_POINTS``) or a ``scale`` by place
+    (``PLACES``, teams sharing a place score that place's), over every night or a team's ``best`` (0: all)."""
+
+    points: str = NIGHT_POINTS
+    scale: tuple[float, ...] = SCALE
+    best: int = 0
+
+    def __post_init__(self) -> None:
+        if self.points not in (NIGHT_POINTS, PLACES):
+            raise ValueError(f"a league counts a night by {NIGHT_POINTS!r} or {PLACES!r}, not {self.points!r}")
+        if not 0 < len(self.scale) <= MOST_SCALE or any(
+                isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1000 for p in self.scale):
+            raise ValueError(f"a league's scale is 1 to {MOST_SCALE} places' points, each from 0 to 1000")
+        if isinstance(self.best, bool) or not isinstance(self.best, int) or not 0 <= self.best <= 1000:
+            raise ValueError("a league counts a team's best 1 to 1000 nights, or 0 for all")
+
+    def of(self, line: Standing) -> float:
+        """What a team's line of a night scores for the season."""
+        if self.points == NIGHT_POINTS:
+            return line.points
+        return self.scale[line.place - 1] if line.place <= len(self.scale) else 0.0
+
+    def total(self, scored: Iterable[float]) -> float:
+        """A team's season points: its nights' points, or its ``best`` of them."""
+        ordered = sorted(scored, reverse=True)
+        return sum(ordered[:self.best] if self.best else ordered)
+
+
+@dataclass(frozen=True, slots=True)
+class CafeNight:
+    """A night as the league keeps it: the café and host table that sent it, the night folded."""
+
+    cafe: str
+    host: str
+    night: Night
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class Apart:
+    """A night the league refused: whoever's topic it came on, and why (never what it held)."""
+
+    cafe: str
+    host: str
+    night: str
+    why: Phrase
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonLine:
+    """A team's season: its name (at its latest night), the cafés it played in, its nights, the
+    points they count for, its games, its rating across the nights and its place."""
+
+    team: str
+    cafes: tuple[str, ...]
+    nights: int
+    points: float
+    played: int
+    won: int
+    lost: int
+    drawn: int
+    mu: float
+    sigma: float
+    place: int = 0
+    shared: bool = False
+
+    @property
+    def ordinal(self) -> float:
+        return self.mu - 3 * self.sigma
+
+    def to_json(self) -> dict[str, object]:
+        return {"team": self.team, "cafes": list(self.cafes), "nights": self.nights, "points": self.points,
+                "played": self.played, "won": self.won, "lost": self.lost, "drawn": self.drawn,
+                "rating": round(self.ordinal, 2) + 0.0, "mu": round(self.mu, 3), "sigma": round(self.sigma, 3),
+                "place": self.place, "shared": self.shared}
+
+
+Key = tuple[str, str, str]  # a night kept: its café, its host table, its id
+
+
+@dataclass
+class League:
+    """The league's nights, from the messages of its broker; safe from any thread. ``cafes``: the
+    organiser's roster, each café's tables ([] for a café whose tables are not listed; no café
+    listed: any café may send); ``merged``: a team's name the organiser merged into another's."""
+
+    name: str
+    scoring: Scoring = field(default_factory=Scoring)
+    cafes: Mapping[str, Iterable[str]] = field(default_factory=dict)
+    merged: Mapping[str, str] = field(default_factory=dict)
+    clock: Callable[[], float] = time.time
+    nights: dict[Key, CafeNight] = field(default_factory=dict)
+    apart: dict[Key, Apart] = field(default_factory=dict)
+    heard: dict[str, float] = field(default_factory=dict)  # a café: when a night last came from it
+    version: int = 0  # counts the changes, so a page knows when to look again
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def take(self, topic: str, payload: bytes | bytearray) -> bool:
+        """One message of the league's broker: whether it changed the league. A night not on a
+        night's topic of this league is not the league's; an empty one is a night taken back."""
+        parts = topic.split("/")
+        if len(parts) != 7 or parts[:3] != [LEAGUE, self.name, "cafes"] or parts[4] != "nights":
+            return False
+        key: Key = (parts[3], parts[5], parts[6])
+        with self._lock:
+            self.heard[key[0]] = self.clock()
+            self.version += 1
+            if not payload:
+                self.nights.pop(key, None)
+                self.apart.pop(key, None)
+                return True
+            try:
+                kept = self._night(key, payload)
+            except schema.Refused as refused:
+                self.apart[key] = Apart(*key, refused.phrase)
+                return True
+            known = self.nights.get(key)
+            if known is None or known.seq < kept.seq:  # a correction replaces it; an older version changes nothing
+                self.nights[key] = kept
+            self.apart.pop(key, None)
+            return True
+
+    def _night(self, key: Key, payload: bytes | bytearray) -> CafeNight:
+        """The night a café's message holds, checked against its topic and the roster, folded;
+        schema.Refused naming what is wrong."""
+        cafe, host, night_id = key
+        sent: dict[str, Any] = schema.parse("league.night", payload)  # type: ignore[assignment]  # LEAGUE_NIGHT: an object
+        if (sent["cafe"], sent["host"], sent["night"]) != key:
+            raise schema.Refused("league.night", Phrase.of("the night of the café and table its topic names"))
+        if self.cafes and cafe not in self.cafes:
+            raise schema.Refused("league.night.cafe", Phrase.of("one of the league's cafés"))
+        try:
+            night = fold(night_id, sent["events"])
+        except (KeyError, TypeError, ValueError):
+            raise schema.Refused("league.night.events", Phrase.of("a night's events, as its host folds them")) from None
+        named = named_at(night_id)
+        if named is None or not 0 <= named - int(night.opened) <= ID_AFTER_S:
+            raise schema.Refused("league.night.night", Phrase.of("the time its night opened, as YYYYMMDD-HHMMSS in UTC"))
+        if night.open:
+            raise schema.Refused("league.night.events", Phrase.of("the events of a night closed"))
+        tables = set(self.cafes.get(cafe, ()))
+        if tables and not {host, *night.tables} <= tables:
+            raise schema.Refused("league.night.host", Phrase.of("a night at the café's own tables ({tables})",
+                                                                  tables=", ".join(sorted(tables))))
+        for told in sent["games"]:
+            try:
+                game = Game.from_json(told)
+            except (GameRefused, KeyError, TypeError, ValueError):
+                raise schema.Refused("league.night.games", Phrase.of("the night's games")) from None
+            if night.awaits(game):  # its round's game at its table, by its pair, once: as a follower counts it
+                night.played.append(game)
+        return CafeNight(cafe, host, night, int(sent["seq"]))
+
+    def team(self, name: str) -> str:
+        """A team's key across nights and cafés: its name as names are compared, as the organiser merged it."""
+        key = folded(name)
+        return folded(self.merged.get(key, key))
+
+    def season(self, cafe: str | None = None) -> list[SeasonLine]:
+        """The season's standings, over every café's nights or ``cafe``'s alone, the leader first."""
+        with self._lock:
+            kept = sorted((n for n in self.nights.values() if cafe is None or n.cafe == cafe),
+                          key=lambda n: (n.night.opened, n.cafe, n.host, n.night.id))
+        scored: dict[str, list[float]] = {}
+        names: dict[str, str] = {}
+        cafes: dict[str, set[str]] = {}
+        counts: dict[str, list[int]] = {}  # played, won, lost, drawn
+        results: list[Result] = []
+        for held in kept:
+            night = held.night
+            for line in night.standings():
+                key = self.team(line.team)
+                scored.setdefault(key, []).append(self.scoring.of(line))
+                names[key] = line.team
+                cafes.setdefault(key, set()).add(held.cafe)
+                count = counts.setdefault(key, [0, 0, 0, 0])
+                for place, value in enumerate((line.played, line.won, line.lost, line.drawn)):
+                    count[place] += value
+            for result in night.counted():
+                teams = (self.team(result.teams[0]), self.team(result.teams[1]))
+                if teams[0] != teams[1]:  # two of a night merged into one: no game against itself
+                    results.append(Result(f"{held.cafe}/{held.host}/{night.id}/{result.id}", None, teams,
+                                          None if result.winner is None else self.team(result.winner), result.how,
+                                          result.margin, result.at))
+        rated = {line.team: line for line in standings(scored, results)}  # round None: in the order decided
+        lines = [SeasonLine(names[key], tuple(sorted(cafes[key])), len(points), self.scoring.total(points), played,
+                            won, lost, drawn, rated[key].mu, rated[key].sigma)
+                 for key, points in scored.items() for played, won, lost, drawn in [counts[key]]]
+        lines.sort(key=lambda s: (-s.points, -s.ordinal))
+        level = Counter((line.points, line.ordinal) for line in lines)
+        places = {score: lines.index(next(line for line in lines if (line.points, line.ordinal) == score)) + 1
+                  for score in level}
+        return [replace(line, place=places[score], shared=level[score] > 1)
+                for line in lines for score in [(line.points, line.ordinal)]]
+
+    def to_json(self, lang: str = "en") -> dict[str, object]:
+        """The league page's data: the season overall and per café, each café's nights and when it
+        was last heard, and the nights kept apart, with why (in ``lang``)."""
+        with self._lock:
+            kept, apart, heard = list(self.nights.values()), list(self.apart.values()), dict(self.heard)
+        by_cafe = sorted({n.cafe for n in kept} | set(heard) | set(self.cafes))
+        return {"league": self.name, "scoring": {"points": self.scoring.points, "scale": list(self.scoring.scale),
+                                                 "best": self.scoring.best},
+                "season": [line.to_json() for line in self.season()],
+                "cafes": [{"cafe": name, "heard": heard.get(name),
+                           "nights": [{"night": n.night.id, "name": n.night.name, "host": n.host,
+                                       "closed": n.night.closed, "seq": n.seq, "games": len(n.night.played)}
+                                      for n in sorted(kept, key=lambda n: n.night.opened) if n.cafe == name],
+                           "season": [line.to_json() for line in self.season(name)]} for name in by_cafe],
+                "apart": [{"cafe": a.cafe, "host": a.host, "night": a.night, "why": say(a.why, lang)} for a in apart]}
+
+    def csv(self) -> str:
+        """The season's standings overall, one line a team, the leader first."""
+        return csv_text([["place", "team", "cafes", "nights", "points", "played", "won", "lost", "drawn", "rating"],
+                         *([line.place, line.team, " ".join(line.cafes), line.nights, line.points, line.played,
+                            line.won, line.lost, line.drawn, round(line.ordinal, 2) + 0.0] for line in self.season())])
