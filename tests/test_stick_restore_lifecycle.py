@@ -2,7 +2,7 @@
 "Ways back"): random sequences of a stick's backups put on it (a good one, a hostile one, a
 damaged one, a link to root's files), copies asked from the set-up page's desk (the newest, or a
 name of the listing), the set-up's restore, and starts healthy or not. The set-up's own code runs
-(``daemon.first_boot.FirstBoot``: ``from_stick``, ``on_stick``, ``_restore``; the root helper's
+(``daemon.first_boot.StickCopy``: ``ask``, ``seen``; ``FirstBoot._restore``; the root helper's
 ``from_stick``; ``daemon.backup``'s start, keep and roll back); the oracle is the rules: the stick
 is only read, nothing but a copy of a regular file it lists reaches the backups folder and never
 over another, no root's file is read, a backup that will not do stages nothing and the fresh table
@@ -111,8 +111,8 @@ class StickRestore(RuleBasedStateMachine):
     @rule(choice=st.sampled_from(["newest", *DAYS]))
     def look_on_the_stick(self, choice: str) -> None:
         listed = sorted((name for name, data in self.put.items() if data is not None), reverse=True)
-        problem = self.boot.from_stick(choice)
-        shown = self.boot.on_stick("en")
+        problem = self.boot.stick.ask(choice)
+        shown = self.boot.stick.seen("en")
         if choice != "newest" and choice not in shown.get("listed", []) and problem is not None:
             return  # the page asks only for a name the last listing gave: nothing asked
         assert problem is None
@@ -133,7 +133,7 @@ class StickRestore(RuleBasedStateMachine):
     @precondition(lambda self: self.phase == "waiting")
     @rule(name=st.sampled_from([SHOWN, SHOWN, *DAYS]))
     def set_up_from_it(self, name: str) -> None:
-        shown = self.boot.on_stick("en")
+        shown = self.boot.stick.seen("en")
         name = shown.get("backup") or DAYS[0] if name == SHOWN else name
         problems = self.boot._restore(name)
         if shown.get("outcome") == "done" and shown.get("backup") == name:

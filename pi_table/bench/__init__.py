@@ -3,6 +3,7 @@
 import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from ..errors import PiTableError
 
@@ -25,3 +26,11 @@ def wait(condition: Callable[[], bool], what: str, timeout: float, every: float)
         if time.monotonic() > deadline:
             raise BenchFailed(f"waited {timeout:g} s for {what}")
         time.sleep(every)
+
+
+def rss_mb(pid: int) -> float:
+    """A process's resident memory now, in MB (/proc/PID/status, VmRSS); NaN once it has none."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")

@@ -30,7 +30,7 @@ from pathlib import Path
 from ..engine import EndTurn, Guess, Rules, Undo
 from ..sim.systemd import FakeSystemd
 from ..table import Session
-from . import BenchFailed, percentiles
+from . import BenchFailed, percentiles, rss_mb
 
 CONFIG = '[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n'
 
@@ -75,7 +75,7 @@ def _start_and_stop(config: Path) -> tuple[float, float, float]:
     try:
         ready = service.start()
         assert service.process is not None  # started
-        rss = _rss_mb(service.process.pid)
+        rss = rss_mb(service.process.pid)
         time.sleep(0.5)  # up and idle, as a table is when it is stopped
         began = time.monotonic()
         if service.stop() != 0:
@@ -83,13 +83,6 @@ def _start_and_stop(config: Path) -> tuple[float, float, float]:
         return ready, rss, time.monotonic() - began
     finally:
         service.close()
-
-
-def _rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def _resumes(folder: Path, count: int, actions: int) -> dict[str, float]:

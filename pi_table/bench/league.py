@@ -37,7 +37,7 @@ from ..night.games import Game
 from ..night.recorder import Recorder
 from ..night.state import Night
 from ..release.broker import bridge_conf, league_acl, new_password, password_hash
-from . import percentiles, wait
+from . import BenchFailed, percentiles, rss_mb, wait
 from .fleet import cpu_s
 
 LEAGUE = "bench"
@@ -69,14 +69,6 @@ def play_night(book: Book, tables: list[str], teams: list[str], rounds: int, rng
                              None if winner is None else rng.randint(0, 8), None, made.number,
                              book.clock() if at is None else at, 0))
     return book.close(over=True)
-
-
-def rss_kb(pid: int) -> int:
-    """A process's resident memory now, in KB (/proc/PID/status, VmRSS)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise RuntimeError(f"no VmRSS for process {pid}")
 
 
 def run(cafes: int = 20, nights: int = 3, seed: int = 64) -> dict[str, object]:
@@ -128,7 +120,7 @@ def run(cafes: int = 20, nights: int = 3, seed: int = 64) -> dict[str, object]:
                     latencies.append(time.monotonic() - closed_at)
             elapsed = time.monotonic() - began
             cpu = cpu_s(page.pid) - cpu
-            memory = rss_kb(page.pid)
+            memory = rss_mb(page.pid)
             season = _season(port)
         finally:
             for reporter in reporters:
@@ -141,10 +133,10 @@ def run(cafes: int = 20, nights: int = 3, seed: int = 64) -> dict[str, object]:
             for broker in brokers:
                 broker.stop()
     if season is None:
-        raise RuntimeError("the league's page did not answer at the end")
+        raise BenchFailed("the league's page did not answer at the end")
     return {"cafes": cafes, "tables": cafes * TABLES, "nights": len(latencies), "teams": len(season["season"]),
             "closed_to_page": {**percentiles(latencies, 1), "max_ms": round(max(latencies) * 1e3, 1)},
-            "page": {"rss_mb": round(memory / 1024, 1), "cpu_pct": round(100 * cpu / elapsed, 1)}}
+            "page": {"rss_mb": round(memory, 1), "cpu_pct": round(100 * cpu / elapsed, 1)}}
 
 
 def _season(port: int) -> dict[str, Any] | None:

@@ -132,7 +132,7 @@ class FirstBoot:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._looking = threading.Lock()  # one look at a time: two would both ask for the table's own Wi-Fi
-        self.stick_asked: float | None = None  # when the page last asked for a backup from a USB stick
+        self.stick = StickCopy(self)  # a backup from a USB stick, the way back from a dead SD card
 
     @classmethod
     def of(cls, daemon: Table) -> FirstBoot | None:
@@ -290,59 +290,10 @@ class FirstBoot:
         daemon.in_loop(game)
         return [], notes
 
-    # --- a backup from a USB stick, the way back from a dead SD card --------------------------------
-
-    def from_stick(self, backup: str) -> Text | None:
-        """Ask the root helper to copy ``backup`` (``newest``, or a name the stick's last listing
-        gave) from the stick plugged in into the backups folder; None, or why it was not asked."""
-        if backup != NEWEST and backup not in self._stick_note().get("listed", []):
-            return Phrase.of(NOT_LISTED, backup=backup[:80])
-        helper = self.daemon.helper
-        assert helper is not None  # made with the set-up page
-        try:  # the helper's sandbox may write into it, not make it: the service makes it its own
-            backups.folder(self.daemon.config).mkdir(mode=0o700, parents=True, exist_ok=True)
-        except OSError as e:
-            return Phrase.of("{path}: cannot be written: {error}", path=str(backups.folder(self.daemon.config)),
-                             error=e.strerror or str(e))
-        self.stick_asked = time.time()
-        return helper.ask(FROM_ACT, backup=backup)
-
-    def on_stick(self, lang: str) -> dict[str, Any]:
-        """What the page shows of the stick: nothing asked yet, asked and not yet answered, or the
-        helper's answer since (``outcome``, the ``stick``, the backups it ``listed``, the one copied
-        with when it was ``made`` and what restoring it ``replaces``, checked as a restore checks it;
-        or the ``why`` of a failure or of a refusal, in ``lang``)."""
-        note = self._stick_note()
-        if not note:
-            return {"asked": self.stick_asked is not None, "outcome": None}
-        found: dict[str, Any] = {"asked": True, "outcome": note.get("outcome"), "stick": str(note.get("stick", ""))[:60],
-                                 "listed": note.get("listed", []), "backup": None, "why": None}
-        if note.get("outcome") != "done":
-            found["why"] = (said_in_each(note.get("why")) or {}).get(lang, "?")
-            return found
-        name = str(note.get("backup"))
-        try:
-            contents = backups.check_upload(backups.nightly_data(self.daemon.config, name), self.daemon)
-        except backups.BadBackup as e:
-            return found | {"outcome": "refused", "why": say(e.phrase, lang)}
-        return found | {"backup": name, "made": contents.manifest.get("made"),
-                        "replaces": [say(part, lang) for part in contents.replaces]}
-
-    def _stick_note(self) -> dict[str, Any]:
-        """The root helper's note of the copy asked since this page last asked, its listing checked
-        as names of nightly backups; {} before one is asked, or while it is not yet answered."""
-        note = Releases(self.home).note(act_note(FROM_ACT))
-        if self.stick_asked is None or note is None or not isinstance(note.get("at"), int | float) \
-                or note["at"] < self.stick_asked:
-            return {}
-        listed = note.get("listed")
-        return note | {"listed": [name for name in listed if isinstance(name, str) and NIGHTLY.fullmatch(name)]
-                       if isinstance(listed, list) else []}
-
     def _restore(self, name: str) -> list[Phrase]:
         """The backup ``name`` copied from the stick restored as the staff page restores a nightly
         backup, staged for the restart that follows the set-up; why not, nothing staged."""
-        note = self._stick_note()
+        note = self.stick.note()
         if note.get("outcome") != "done" or note.get("backup") != name:
             return [Phrase.of(NOT_COPIED, backup=name[:80])]
         try:
@@ -390,3 +341,61 @@ def zone_now(localtime: Path = LOCALTIME) -> str | None:
         return None
     _, found, zone = target.partition("zoneinfo/")
     return zone if found and zone else None
+
+
+class StickCopy:
+    """The set-up's way back from a dead SD card (issue 62): a backup the root helper copies from
+    a USB stick into the backups folder, asked by the page (``ask``) and read back for it
+    (``seen``); the set-up then restores it (``FirstBoot._restore``). ``boot``: the set-up whose
+    table and root helper's notes (``home``) it uses."""
+
+    def __init__(self, boot: FirstBoot) -> None:
+        self.boot = boot
+        self.asked: float | None = None  # when the page last asked for a backup from the stick
+
+    def ask(self, backup: str) -> Text | None:
+        """Ask the root helper to copy ``backup`` (``newest``, or a name the stick's last listing
+        gave) from the stick plugged in into the backups folder; None, or why it was not asked."""
+        if backup != NEWEST and backup not in self.note().get("listed", []):
+            return Phrase.of(NOT_LISTED, backup=backup[:80])
+        helper = self.boot.daemon.helper
+        assert helper is not None  # made with the set-up page
+        try:  # the helper's sandbox may write into it, not make it: the service makes it its own
+            backups.folder(self.boot.daemon.config).mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as e:
+            return Phrase.of("{path}: cannot be written: {error}", path=str(backups.folder(self.boot.daemon.config)),
+                             error=e.strerror or str(e))
+        self.asked = time.time()
+        return helper.ask(FROM_ACT, backup=backup)
+
+    def seen(self, lang: str) -> dict[str, Any]:
+        """What the page shows of the stick: nothing asked yet, asked and not yet answered, or the
+        helper's answer since (``outcome``, the ``stick``, the backups it ``listed``, the one copied
+        with when it was ``made`` and what restoring it ``replaces``, checked as a restore checks it;
+        or the ``why`` of a failure or of a refusal, in ``lang``)."""
+        note = self.note()
+        if not note:
+            return {"asked": self.asked is not None, "outcome": None}
+        found: dict[str, Any] = {"asked": True, "outcome": note.get("outcome"), "stick": str(note.get("stick", ""))[:60],
+                                 "listed": note.get("listed", []), "backup": None, "why": None}
+        if note.get("outcome") != "done":
+            found["why"] = (said_in_each(note.get("why")) or {}).get(lang, "?")
+            return found
+        name = str(note.get("backup"))
+        try:
+            contents = backups.check_upload(backups.nightly_data(self.boot.daemon.config, name), self.boot.daemon)
+        except backups.BadBackup as e:
+            return found | {"outcome": "refused", "why": say(e.phrase, lang)}
+        return found | {"backup": name, "made": contents.manifest.get("made"),
+                        "replaces": [say(part, lang) for part in contents.replaces]}
+
+    def note(self) -> dict[str, Any]:
+        """The root helper's note of the copy asked since this page last asked, its listing checked
+        as names of nightly backups; {} before one is asked, or while it is not yet answered."""
+        note = Releases(self.boot.home).note(act_note(FROM_ACT))
+        if self.asked is None or note is None or not isinstance(note.get("at"), int | float) \
+                or note["at"] < self.asked:
+            return {}
+        listed = note.get("listed")
+        return note | {"listed": [name for name in listed if isinstance(name, str) and NIGHTLY.fullmatch(name)]
+                       if isinstance(listed, list) else []}

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..engine.phrase import Phrase
+from ..errors import PiTableError
 from ..files import csv_text
 from ..night.games import Game, GameRefused
 from ..night.names import folded
@@ -69,6 +70,10 @@ def record(night: Night, cafe: str, host: str) -> dict[str, object] | None:
             "events": list(night.events), "games": [game.to_json() for game in night.recorded()]}
 
 
+class ScoringRefused(PiTableError, ValueError):
+    """A league's way of counting its nights out of its kind: the message says what is expected."""
+
+
 @dataclass(frozen=True, slots=True)
 class Scoring:
     """How the league counts a night: its own ``points`` (``NIGHT_POINTS``) or a ``scale`` by place
@@ -80,12 +85,12 @@ class Scoring:
 
     def __post_init__(self) -> None:
         if self.points not in (NIGHT_POINTS, PLACES):
-            raise ValueError(f"a league counts a night by {NIGHT_POINTS!r} or {PLACES!r}, not {self.points!r}")
+            raise ScoringRefused(f"a league counts a night by {NIGHT_POINTS!r} or {PLACES!r}, not {self.points!r}")
         if not 0 < len(self.scale) <= MOST_SCALE or any(
                 isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1000 for p in self.scale):
-            raise ValueError(f"a league's scale is 1 to {MOST_SCALE} places' points, each from 0 to 1000")
+            raise ScoringRefused(f"a league's scale is 1 to {MOST_SCALE} places' points, each from 0 to 1000")
         if isinstance(self.best, bool) or not isinstance(self.best, int) or not 0 <= self.best <= 1000:
-            raise ValueError("a league counts a team's best 1 to 1000 nights, or 0 for all")
+            raise ScoringRefused("a league counts a team's best 1 to 1000 nights, or 0 for all")
 
     def of(self, line: Standing) -> float:
         """What a team's line of a night scores for the season."""

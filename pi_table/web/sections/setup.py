@@ -124,6 +124,16 @@ class Form:
     restore: str | None = None  # a backup copied from a stick: it brings the name, language and PIN
 
 
+class StickDesk(Protocol):
+    """A backup copied from a USB stick, the way back from a dead SD card."""
+
+    def ask(self, backup: str) -> Text | None:
+        """Ask for ``backup`` copied from a USB stick; None, or why it was not asked."""
+
+    def seen(self, lang: str) -> dict[str, Any]:
+        """What came of the last copy asked from the stick."""
+
+
 class SetupDesk(Protocol):
     """What the set-up page asks of the table (``daemon.first_boot.FirstBoot``)."""
 
@@ -143,11 +153,9 @@ class SetupDesk(Protocol):
     def set_up(self, form: Form, by: str | None) -> tuple[list[Phrase], list[Text]]:
         """The set-up done; the checker's problems (nothing done), or [] and notes."""
 
-    def from_stick(self, backup: str) -> Text | None:
-        """Ask for ``backup`` copied from a USB stick; None, or why it was not asked."""
-
-    def on_stick(self, lang: str) -> dict[str, Any]:
-        """What came of the last copy asked from the stick."""
+    @property
+    def stick(self) -> StickDesk:
+        """A backup copied from a USB stick (``daemon.first_boot.StickCopy``)."""
 
     def staff_address(self) -> str: ...
 
@@ -268,7 +276,7 @@ class SetupPage(Section[SetupDesk | None], name="setup", texts=SETUP_TEXTS):
         lang = lang if lang in LANGUAGES else desk.language()
         if self._ticket is None or not hmac.compare_digest(request.headers.get(TICKET, ""), self._ticket):
             return web.json_response({"ok": False, "error": say(Phrase.of(NO_TICKET), lang)}, status=403, headers=PRIVATE)
-        return web.json_response(await asyncio.to_thread(desk.on_stick, lang), headers=PRIVATE)
+        return web.json_response(await asyncio.to_thread(desk.stick.seen, lang), headers=PRIVATE)
 
     async def _from_stick(self, request: web.Request) -> web.Response:
         """A backup copied from the USB stick plugged in, asked of the root helper once the code is right."""
@@ -286,7 +294,7 @@ class SetupPage(Section[SetupDesk | None], name="setup", texts=SETUP_TEXTS):
         async with self._one:
             if (turned := await self._code(request, body["code"], lang)) is not None:
                 return turned
-            problem = await asyncio.to_thread(desk.from_stick, backup)
+            problem = await asyncio.to_thread(desk.stick.ask, backup)
         if problem is not None:
             return _refused_fields([("restore", say(problem, lang))])
         self._ticket = secrets.token_urlsafe(16)  # a phone that asked before sees no more
