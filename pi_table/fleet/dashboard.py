@@ -31,7 +31,6 @@ import getpass
 import html
 import json
 import logging
-import signal
 import ssl
 import sys
 import threading
@@ -866,14 +865,7 @@ def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         print(f"pi-table fleet: --broker-password-file: {say(e.phrase, args.lang)}", file=sys.stderr)
         return 1
     print(f"pi-table fleet: {dashboard.url}, tables from {broker.host}:{broker.port}", flush=True)
-    stop = threading.Event()
-    previous = {sig: signal.signal(sig, lambda number, frame: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        stop.wait()
-    finally:
-        dashboard.stop()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    dashboard.serve_until_signalled()
     return 0
 
 

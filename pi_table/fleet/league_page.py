@@ -18,7 +18,6 @@ import asyncio
 import html
 import json
 import logging
-import signal
 import sys
 import threading
 import time
@@ -237,13 +236,6 @@ def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         print(f"pi-table league: --broker-password-file: {say(e.phrase, args.lang)}", file=sys.stderr)
         return 1
     print(f"pi-table league: {served.url}, the league {args.league} from {broker.host}:{broker.port}", flush=True)
-    stop = threading.Event()
-    previous = {sig: signal.signal(sig, lambda number, frame: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        stop.wait()
-    finally:
-        served.stop()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    served.serve_until_signalled()
     return 0
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import threading
 from collections.abc import Callable
 
@@ -76,6 +77,18 @@ class ServerThread:
         thread.join(timeout=STOP_S)
         if thread.is_alive():
             log.warning("%s did not stop within %g s: left to end with the process", self._name, STOP_S)
+
+    def serve_until_signalled(self) -> None:
+        """A command's own server (``pi-table fleet``, ``pi-table league``), already started:
+        served until SIGTERM or SIGINT, then stopped, the signals' handlers as they were before."""
+        stop = threading.Event()
+        previous = {sig: signal.signal(sig, lambda number, frame: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            stop.wait()
+        finally:
+            self.stop()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
     def call(self, fn: Callable[..., object], *args: object) -> bool:
         """Have the server's loop call ``fn(*args)`` soon; safe from any thread. False when it
