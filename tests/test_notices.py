@@ -395,6 +395,7 @@ def test_only_the_owner_sends_a_test_or_sees_the_notifications(tmp_path, receive
         staff.as_owner()
         status, answer = staff.call("GET", "/staff/api/notify")
         assert status == 200 and answer["url"] == "json://…" and SECRET_TOKEN not in json.dumps(answer)
+        assert tuple(answer["offered"]) == notices.EVENTS  # the page's boxes: it keeps no list of its own
     finally:
         table.close()
 

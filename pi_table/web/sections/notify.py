@@ -67,7 +67,8 @@ class NotifySection(Section[Notices | None], name="notify", script="notify.js", 
         notices, lang = self.table, language(request)
         if notices is None:
             return web.json_response({"ok": False, "error": say(OFF, lang)}, status=409)
-        return web.json_response({"ok": True, **await asyncio.to_thread(notices.view, lang)})
+        return web.json_response({"ok": True, **await asyncio.to_thread(notices.view, lang),
+                                  "offered": EVENT_WORDS})  # the page's boxes, in its words: the page keeps no list
 
     async def _test(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)
@@ -82,4 +83,5 @@ class NotifySection(Section[Notices | None], name="notify", script="notify.js", 
         except Refusal as refused:
             return web.json_response({"ok": False, "error": say(refused.phrase, lang)}, status=400)
         log.warning("staff page: a test notification sent from %s", request.remote)
-        return web.json_response({"ok": True, **await asyncio.to_thread(notices.view, lang)})
+        return web.json_response({"ok": True, **await asyncio.to_thread(notices.view, lang),
+                                  "offered": EVENT_WORDS})  # the page's boxes, in its words: the page keeps no list

@@ -4,15 +4,6 @@
 // A section's script (web/sections/notify.py): the page loads it after staff.js.
 import { $, api, backAfterRestart, csrf, el, ownersAction, reportActs, resultLine, section, t, unlocked, when } from "./staff.js";
 
-const EVENTS = {
-  device: "A device fails or a touch chip goes silent",
-  restart: "The table restarted after a crash, or rolled a change back",
-  update: "An update or a security run finished or failed",
-  backup: "A nightly backup failed, or its copy to a USB stick or the network place",
-  disk: "The SD card is nearly full",
-  night: "A game night closed, with its winners",
-};
-
 function notifySection() {
   return el("section", { id: "notify-section", "aria-labelledby": "notify-title" },
     el("h2", { id: "notify-title", "data-t": "Notifications", text: t("Notifications") }),
@@ -24,10 +15,7 @@ function notifySection() {
       el("label", { for: "notify-url", "data-t": "Apprise URL (empty: keep the one set)", text: t("Apprise URL (empty: keep the one set)") }),
       el("input", { id: "notify-url", type: "password", autocomplete: "off", maxlength: "2048", spellcheck: "false" }),
       el("fieldset", { id: "notify-events" },
-        el("legend", { "data-t": "Tell me when", text: t("Tell me when") }),
-        ...Object.entries(EVENTS).map(([name, words]) => el("label", { class: "check" },
-          el("input", { type: "checkbox", id: `notify-event-${name}`, value: name }),
-          el("span", { "data-t": words, text: t(words) })))),
+        el("legend", { "data-t": "Tell me when", text: t("Tell me when") })),
       el("button", { type: "submit", "data-t": "Save the notifications", text: t("Save the notifications") }),
       el("button", { type: "button", id: "notify-test", "data-t": "Send a test", text: t("Send a test") }),
       el("button", { type: "button", id: "notify-forget", "data-t": "Forget the address", text: t("Forget the address") })),
@@ -36,8 +24,18 @@ function notifySection() {
 
 const notifyResult = resultLine("notify-result");
 
+// The events the table tells of, in the section's words (``offered``): one box each, made once.
+function drawEvents(offered) {
+  const events = $("notify-events");
+  if (events.querySelector("input")) return;
+  events.append(...Object.entries(offered).map(([name, words]) => el("label", { class: "check" },
+    el("input", { type: "checkbox", id: `notify-event-${name}`, value: name }),
+    el("span", { "data-t": words, text: t(words) }))));
+}
+
 function drawNotify(state) {
   $("notify-form").hidden = false;
+  drawEvents(state.offered);
   $("notify-line").textContent = state.url ? t("Sent to {service}", { service: state.url }) : t("No address set: nothing is sent.");
   $("notify-forget").hidden = !state.url;  // nothing to forget
   const last = $("notify-last");
@@ -49,7 +47,7 @@ function drawNotify(state) {
     last.classList.toggle("error", !state.last.ok);
   }
   if (document.activeElement === null || !$("notify-form").contains(document.activeElement)) {
-    for (const name of Object.keys(EVENTS)) $(`notify-event-${name}`).checked = state.events.includes(name);
+    for (const name of Object.keys(state.offered)) $(`notify-event-${name}`).checked = state.events.includes(name);
   }
 }
 
@@ -73,7 +71,7 @@ async function showNotify(state, background = false) {
   else if (answer.data && answer.data.error) $("notify-line").textContent = answer.data.error;
 }
 
-const chosen = () => Object.keys(EVENTS).filter((name) => $(`notify-event-${name}`).checked);
+const chosen = () => [...$("notify-events").querySelectorAll("input:checked")].map((box) => box.value);
 
 function saveNotify(body) {
   return ownersAction(() => api("POST", "/staff/api/files/notify", body), (answer) => {
