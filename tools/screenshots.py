@@ -386,7 +386,7 @@ def fleet_page(browser, lang: str) -> bytes:
     import datetime as dt
 
     from pi_table.config import broker as broker_config
-    from pi_table.daemon.run import fleet_warnings
+    from pi_table.daemon.fleet_reports import fleet_warnings
     from pi_table.fleet.broker import LocalBroker
     from pi_table.fleet.dashboard import Dashboard, hash_password
     from pi_table.fleet.reporter import Reporter
