@@ -24,6 +24,7 @@ import time
 import tty
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -1560,6 +1561,28 @@ def daemon_staff(daemon):
     return daemon.companion.staff
 
 
+class PathUnit:
+    """pi-table-helper.path played by a thread: whenever a request waits in ``spool``, ``act()``
+    takes it, as the root helper's unit does."""
+
+    def __init__(self, spool: Path, act: Callable[[], object]) -> None:
+        from pi_table.release import requests
+
+        self._stop = threading.Event()
+
+        def watch() -> None:
+            while not self._stop.wait(0.05):
+                if (spool / requests.REQUEST).exists():
+                    act()
+
+        self._thread = threading.Thread(target=watch, name="path-unit", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
 class FreshTable:
     """A fresh table in this process (its first boot run), the root helper played by a thread
     that does each request as pi-table-helper.path and .service do, on a fake NetworkManager."""
@@ -1595,16 +1618,13 @@ class FreshTable:
         boot.home = home  # the root helper's notes: its last act, the networks it saw
         staff = daemon_staff(self.daemon)
         next(section for section in staff.sections if section.name == "wifi").home = home  # type: ignore[attr-defined]
-        self._stop = threading.Event()
-        self._helper = threading.Thread(target=self._path_unit, daemon=True)
-        self._helper.start()
+        self._path_unit = PathUnit(self.spool, self.act)
 
-    def _path_unit(self) -> None:
-        from pi_table.release import helper, requests
+    def act(self) -> None:
+        """The request waiting in the spool, acted on as the helper's unit does."""
+        from pi_table.release import helper
 
-        while not self._stop.wait(0.05):
-            if (self.spool / requests.REQUEST).exists():
-                helper.act(self.acts, self.spool)
+        helper.act(self.acts, self.spool)
 
     @property
     def boot(self):
@@ -1615,8 +1635,7 @@ class FreshTable:
         return self.daemon.devices.screen.screen.screen.models[-1]  # the companion's, the set-up's, the sim's
 
     def close(self) -> None:
-        self._stop.set()
-        self._helper.join(timeout=5)
+        self._path_unit.stop()
         self.daemon.stop()
         self.runner.join(timeout=5)
         self.daemon.close()

@@ -4,14 +4,13 @@ lasting notice until the owner acknowledges it (docs/cafe/roles.md, docs/dev/sec
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
 
 from pi_table.daemon import backup
 from pi_table.daemon.staff_desk import FakeDesk
-from pi_table.release import helper, requests
+from pi_table.release import helper
 from pi_table.release.keys import Keyring
 from pi_table.release.layout import Releases
 from pi_table.release.service_user import ServiceUser
@@ -21,6 +20,7 @@ from helpers import (
     FLEET,
     OWNER_PASSPHRASE,
     InProcessDaemon,
+    PathUnit,
     Staff,
     StaffTable,
     dealt_key,
@@ -41,14 +41,7 @@ class HelperAtWork:
         self.keyring = Keyring(folder / "pi-table-keys")
         self.acts = helper.Helper(Releases(folder / "home"), self.keyring, ServiceUser(None))
         self.done: list[int] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._watch, daemon=True)
-        self._thread.start()
-
-    def _watch(self) -> None:
-        while not self._stop.wait(0.05):
-            if (self.spool / requests.REQUEST).exists():
-                self.done.append(helper.act(self.acts, self.spool))
+        self._path_unit = PathUnit(self.spool, lambda: self.done.append(helper.act(self.acts, self.spool)))
 
     def serve(self, daemon) -> None:
         """``daemon``'s staff page asks this helper, and its keys section reads this keyring."""
@@ -58,8 +51,7 @@ class HelperAtWork:
         keys.keyring, keys.home = self.keyring, self.acts.releases.home
 
     def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
+        self._path_unit.stop()
 
 
 @pytest.mark.daemon

@@ -17,7 +17,7 @@ import pytest
 
 from pi_table.config import load_config, trial
 from pi_table.daemon import backup
-from pi_table.release import helper, requests
+from pi_table.release import helper
 from pi_table.release.first_boot import DONE, PENDING
 from pi_table.release.service_user import ServiceUser
 
@@ -51,16 +51,14 @@ class StickTable(FreshTable):
         self.systemctl = helper_program(tmp_path / "systemctl", self.started)
         super().__init__(tmp_path, monkeypatch, FakeNetworkManager(tmp_path / "nm", monkeypatch))
 
-    def _path_unit(self) -> None:
-        while not self._stop.wait(0.05):
-            if (self.spool / requests.REQUEST).exists():
-                acts = dataclasses.replace(self.acts, systemctl=(self.systemctl,), stick=self.machine.helper.stick,
-                                           user=ServiceUser(None))
-                helper.act(acts, self.spool)
-                for unit in self.started.read_text().split() if self.started.exists() else []:
-                    self.started.unlink()
-                    instance = unit.removeprefix("pi-table-stick-restore@").removesuffix(".service")
-                    helper.from_stick(acts, instance)
+    def act(self) -> None:
+        acts = dataclasses.replace(self.acts, systemctl=(self.systemctl,), stick=self.machine.helper.stick,
+                                   user=ServiceUser(None))
+        helper.act(acts, self.spool)
+        for unit in self.started.read_text().split() if self.started.exists() else []:
+            self.started.unlink()
+            instance = unit.removeprefix("pi-table-stick-restore@").removesuffix(".service")
+            helper.from_stick(acts, instance)
 
 
 def helper_program(path, started):
