@@ -791,3 +791,139 @@ def test_the_cafes_tv_shows_the_leagues_season_its_broker_brought_down(broker, t
         table.close()
         sender.disconnect()
         sender.loop_stop()
+
+
+@pytest.mark.broker
+@pytest.mark.daemon
+def test_the_owner_hosts_the_league_on_the_cafes_broker_from_the_staff_page_and_a_cafe_joins_with_its_handout(tmp_path):
+    """The organiser, owner of a table that is its café's broker, hosts the league there from the
+    staff page: each other café's password typed or made, shown until given with the league's
+    address, port and the café's name; the helper's request holds the hashes alone. A café joins
+    with that handout and the CA the page downloads; the organiser's ``pi-table league`` page, as
+    the view says to run it, folds the nights of both cafés (the host's own tables send with no
+    bridge), and a café's credential there cannot write as the host café. Staff are refused, and a
+    value out of its kind is named, never repeated."""
+    import tomllib
+
+    from pi_table import config
+    from pi_table.fleet.league_page import LeaguePage
+    from pi_table.fleet.link import client as link_client
+    from pi_table.release import broker
+
+    from helpers import Cafe, MosquittoUnit, Staff, download, settled, wait_for
+
+    (tmp_path / "cafe").mkdir()
+    cafe = Cafe(tmp_path / "cafe", extra='[fleet]\ntable_id = "r1"\n')
+    milan = MosquittoUnit(tmp_path / "milan")
+    page = sender = None
+    try:
+        staff = cafe.staff()
+        assert staff.call("POST", "/staff/api/broker", {"act": "set-up", "address": "127.0.0.1", "table": "r1",
+                                                        "tables": ["r2"]})[0] == 202
+        assert cafe.helper_acts() == 0
+        settled(staff)
+        cafe.restarted()
+        wait_for(lambda: cafe.table.daemon.health().get("fleet") == "ok", "r1 reporting to its café's broker", 15)
+        host = {"act": "host", "league": "spring", "cafe": "bar-roma",
+                "cafes": {"bar-milano": "", "bar-napoli": "typed-for-napoli"}}
+        plain = Staff(cafe.table.daemon.companion.base_url)
+        plain.login()
+        assert plain.call("POST", "/staff/api/broker", host)[0] == 403  # the owner's alone
+        staff = cafe.staff()
+        for wrong, why in [({"league": "spr/ing"}, "the league's name is 1 to 64 bytes"),
+                           ({"cafes": {"bar-milano": "secret with space"}}, "the café's password in the league is 1"),
+                           ({"cafes": {"bar roma": ""}}, "a café's name in the league is 1 to 64 bytes"),
+                           ({"cafes": {"bar-roma": ""}}, "this café's name in the league is the league's host's"),
+                           ({"cafes": {}}, "a league has 1 to 50 other cafés")]:
+            status, answer = staff.call("POST", "/staff/api/broker", {**host, **wrong})
+            assert status == 400 and why in answer["error"], (wrong, answer)
+            assert "secret" not in answer["error"]  # a password typed is never repeated
+        status, answer = staff.call("POST", "/staff/api/broker", {**host, "cafes": {"r2": ""}})
+        assert status == 409 and "is a user of this broker already" in answer["error"]  # a table's name
+        assert not (cafe.spool / "request.json").exists()
+
+        assert staff.call("POST", "/staff/api/broker", host)[0] == 202
+        asked = (cafe.spool / "request.json").read_text()
+        assert "typed-for-napoli" not in asked and '"page": "$7$' in asked  # hashes alone go to root
+        assert cafe.helper_acts() == 0
+        view = settled(staff)
+        assert view["last"]["outcome"] == "done", view["last"]
+        hosting = view["hosting"]
+        given = {entry["name"]: entry["password"] for entry in hosting["cafes"]}
+        assert given["bar-napoli"] == "typed-for-napoli" and len(given["bar-milano"]) >= 20
+        assert (hosting["league"], hosting["cafe"], hosting["address"], hosting["port"]) == \
+            ("spring", "bar-roma", "127.0.0.1", cafe.unit.port)
+        assert [table["name"] for table in view["tables"]] == ["r1", "r2"]  # the cafés are no tables of the café
+        assert "typed-for-napoli" not in (cafe.home / broker.NOTE).read_text()
+        cafe.restarted()  # this table's settings: the league's, as a trial
+        fleet = tomllib.loads(cafe.config.read_text())["fleet"]
+        assert (fleet["league"], fleet["cafe"]) == ("spring", "bar-roma")
+        wait_for(lambda: cafe.table.daemon.health().get("fleet") == "ok", "r1 back, hosting the league", 15)
+        staff = cafe.staff()
+        hosting = staff.call("GET", "/staff/api/broker")[1]["hosting"]
+        assert hosting["sends"]
+
+        # Milan joins with its handout: the league's CA is the host broker's, as the page downloads it
+        league_ca = download(staff, "/staff/api/broker/ca.crt").decode()
+        milan.broker.set_up("127.0.0.1", {"m1": broker.password_hash("m1-secret")})
+        milan.broker.join_league(hosting["league"], "bar-milano", hosting["address"], hosting["port"],
+                                 given["bar-milano"], league_ca)
+        assert staff.call("POST", "/staff/api/broker", {"act": "given", "table": "bar-milano"})[0] == 200
+        assert next(entry for entry in staff.call("GET", "/staff/api/broker")[1]["hosting"]["cafes"]
+                    if entry["name"] == "bar-milano")["password"] is None  # forgotten once given
+
+        # the organiser's page, run as the view says, with the page's password
+        (tmp_path / "league.password").write_text(hosting["page"]["password"] + "\n")
+        (tmp_path / "ca.crt").write_text(league_ca)
+        settings = config.broker(hosting["page"]["broker"], password_file=str(tmp_path / "league.password"),
+                                 ca=str(tmp_path / "ca.crt"))
+        page = LeaguePage(settings, League("spring", cafes={"bar-roma": ["r1", "r2"], "bar-milano": ["m1"]}),
+                          "127.0.0.1", 0)
+        page.start()
+        status, answer = staff.call("POST", "/staff/api/night/open", {"name": "Friday league", "games": ["codenames"],
+                                                                      "tables": ["r1"]})
+        assert status == 200, answer
+        rome_night = answer["night"]["id"]
+        assert staff.call("POST", "/staff/api/night/close")[0] == 200
+        milan_night = play_night(Book(tmp_path / "milan-book", clock=Clock(START)), ["m1"], ["Owls", "Lynx"], 1,
+                                 random.Random(2))
+        (tmp_path / "m1.password").write_text("m1-secret\n")
+        m1 = config.broker(f"mqtts://m1@127.0.0.1:{milan.port}", password_file=str(tmp_path / "m1.password"),
+                           ca=str(milan.etc / broker.CA_CERT))
+        sender = link_client(m1, "m1")
+        sender.on_connect = lambda client, userdata, flags, reason, properties: None
+        from pi_table.fleet import link
+
+        link.connect(sender, m1)
+        wait_for(sender.is_connected, "m1 at Milan's broker", 10)
+        sender.publish(*sent(milan_night, "bar-milano", "m1"), qos=1, retain=True).wait_for_publish(10)
+        wait_for(lambda: {("bar-roma", "r1", rome_night), ("bar-milano", "m1", milan_night.id)} <= set(page.league.nights),
+                 "both cafés' nights at the league's page on the host café's broker", 30)
+        assert page.league.apart == {}
+
+        # Napoli's credential at the host's broker: its own prefix alone, never the host café's
+        (tmp_path / "napoli.password").write_text("typed-for-napoli\n")
+        napoli = config.broker(f"mqtts://bar-napoli@127.0.0.1:{cafe.unit.port}",
+                               password_file=str(tmp_path / "napoli.password"), ca=str(tmp_path / "ca.crt"))
+        rogue = link_client(napoli, "napoli")
+        rogue.on_connect = lambda client, userdata, flags, reason, properties: None
+        link.connect(rogue, napoli)
+        wait_for(rogue.is_connected, "Napoli's credential at the league", 10)
+        forged = night_topic("spring", "bar-roma", "bar-napoli", "20261118-000000")
+        marker = night_topic("spring", "bar-napoli", "n1", "20261118-000000")
+        heard: list[str] = []
+        page.client.on_message = lambda client, userdata, message: heard.append(message.topic)
+        rogue.publish(forged, b"{}", qos=1).wait_for_publish(10)
+        rogue.publish(marker, b"{}", qos=1).wait_for_publish(10)
+        wait_for(lambda: marker in heard, "Napoli's own message after the forged one", 10)
+        assert forged not in heard
+        rogue.disconnect()
+        rogue.loop_stop()
+    finally:
+        if page is not None:
+            page.stop()
+        if sender is not None:
+            sender.disconnect()
+            sender.loop_stop()
+        cafe.close()
+        milan.close()

@@ -80,7 +80,7 @@ def run(cafes: int = 20, nights: int = 3, seed: int = 64) -> dict[str, object]:
         secrets = {name: new_password() for name in [*names, "league"]}
         (folder / "league.passwd").write_text("".join(f"{name}:{password_hash(secret)}\n"
                                                      for name, secret in secrets.items()))
-        (folder / "league.acl").write_text(league_acl(LEAGUE))
+        (folder / "league.acl").write_text(league_acl(LEAGUE, names))
         league = LocalBroker(folder / "league", f"allow_anonymous false\npassword_file {folder}/league.passwd\n"
                                                 f"acl_file {folder}/league.acl\n")
         brokers = [league] + [LocalBroker(folder / name, bridge_conf(LEAGUE, name, "127.0.0.1", league.port,

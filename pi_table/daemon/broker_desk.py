@@ -5,7 +5,8 @@ then shows what each other table is given on its own staff page.
 
 Every password is made here, and only its hash goes to the helper. The other tables' passwords
 are kept in the journal folder (the service's alone, never in a backup) only until the owner says
-each was given, then forgotten: a new one is the way back. This table's own and the dashboard's
+each was given, then forgotten: a new one is the way back (so are those of the cafés of a league
+this broker hosts, and of the league's page, issue 64). This table's own and the dashboard's
 go, once the helper is done, to files of their own as the owner's other files do, with this
 table's [fleet] broker, table_id, CA, dashboard user and café's tables set to the new broker: a
 change of settings tried as any other (``files_desk.give_files``), kept only if the table comes
@@ -96,13 +97,35 @@ class BrokerDesk:
             "this_table": self._own_user() if ours else None,
             "uses": ours and fleet.enabled and fleet.port == self.port and fleet.host in (LOOPBACK, "localhost", address),
             "tables": [{"name": user, "broker": self.url(user, str(address)), "password": handout.get(user)}
-                       for user in users if user != broker.DASHBOARD] if ours else [],
+                       for user in users if user != broker.DASHBOARD and user not in self._league_users(note)]
+            if ours else [],
             "pending": None if kept.get("pending") is None else {"act": kept["pending"]["act"],
                                                                   "since": kept["pending"]["asked"]},
             "last": last, "refused": None if refused is None else refused.get(lang),
             "suggested": self._suggested(),
             "league": self._league(note),
+            "hosting": self._hosting(note, handout) if ours else None,
         }
+
+    @staticmethod
+    def _league_users(note: dict[str, Any]) -> list[str]:
+        """The broker's users that are the hosted league's (its cafés and its page), not the café's tables."""
+        hosted = note.get("hosting")
+        return [*hosted.get("cafes", []), broker.ORGANISER] if isinstance(hosted, dict) else []
+
+    def _hosting(self, note: dict[str, Any], handout: dict[str, str]) -> dict[str, Any] | None:
+        """The league this café's broker hosts (issue 64): what each café is given to join it (the
+        league's address and port, the café's name, its password until the owner says it was
+        given, and the CA's certificate), and the organiser's page's user and password likewise."""
+        hosted = note.get("hosting")
+        if not isinstance(hosted, dict):
+            return None
+        fleet = self.table.config.fleet
+        return {"league": hosted.get("league"), "cafe": hosted.get("cafe"), "address": note.get("address"),
+                "port": self.port, "sends": (fleet.league, fleet.cafe) == (hosted.get("league"), hosted.get("cafe")),
+                "cafes": [{"name": name, "password": handout.get(name)} for name in hosted.get("cafes", [])],
+                "page": {"broker": self.url(broker.ORGANISER, str(note.get("address"))),
+                         "password": handout.get(broker.ORGANISER)}}
 
     def _league(self, note: dict[str, Any]) -> dict[str, Any] | None:
         """The league the café's broker is bridged to (the helper's note: no password), and whether
@@ -187,7 +210,7 @@ class BrokerDesk:
         if (refused := self._not_ours()) is not None:
             return refused
         note = Releases(self.home).note(broker.NOTE) or {}
-        if name not in (note.get("users") or []) or name == broker.DASHBOARD:
+        if name not in (note.get("users") or []) or name == broker.DASHBOARD or name in self._league_users(note):
             return Phrase.of("{name} is not a table on this broker", name=repr(name[:broker.USER_BYTES]))
         if name == self._own_user():
             return Phrase.of("this table is the broker itself, not a table to take off it")
@@ -204,6 +227,26 @@ class BrokerDesk:
             return refused
         return self._ask({"act": "broker-league", **league}, {}, {}, None, reached,
                          joined={"league": league["league"], "cafe": league["cafe"]})
+
+    def host(self, league: str, cafe: str, cafes: dict[str, str], reached: str | None) -> Text | None:
+        """The café's broker on this table the league ``league``'s too (issue 64), this café in it as
+        ``cafe``; each other café of ``cafes`` with the password the owner typed, or a new one
+        (empty), and the organiser's page with a new one, each shown until given. The helper's act
+        a trial that comes back unless the broker answers on it; once done, this table sends the
+        league the nights it hosts ([fleet] league and cafe, a trial of the settings)."""
+        if (refused := self._not_ours()) is not None:
+            return refused
+        note = Releases(self.home).note(broker.NOTE) or {}
+        for name in cafes:
+            if name in (note.get("users") or []) and name not in self._league_users(note):
+                return Phrase.of("{name} is a user of this broker already (a table of the café): name the café "
+                                 "otherwise", name=repr(name))
+        passwords = {name: password or broker.new_password() for name, password in cafes.items()}
+        passwords[broker.ORGANISER] = broker.new_password()
+        hashed = {name: broker.password_hash(password) for name, password in passwords.items()}
+        page = hashed.pop(broker.ORGANISER)
+        return self._ask({"act": "broker-host-league", "league": league, "cafe": cafe, "cafes": hashed, "page": page},
+                         passwords, {}, None, reached, joined={"league": league, "cafe": cafe})
 
     def given(self, name: str) -> None:
         """The owner gave ``name`` its password: it is forgotten here."""
@@ -225,9 +268,9 @@ class BrokerDesk:
         once it is done) and ``own`` (this table's and the dashboard's, its settings then changed,
         and ``tables`` the café's; ``joined``: the league and the café's name in it, likewise); one
         change at a time."""
-        users = {name: broker.password_hash(password) for name, password in {**own, **passwords}.items()}
-        # a table taken off: its name alone; a league joined: what its organiser gave
-        asked = request if "table" in request or "league" in request else {**request, "users": users}
+        # a table taken off: its name alone; a league joined: what its organiser gave; hosted: its own hashes
+        asked = request if "table" in request or "league" in request else {**request, "users": {
+            name: broker.password_hash(password) for name, password in {**own, **passwords}.items()}}
         with self.lock:
             kept = self._kept()
             if kept.get("pending") is not None:
@@ -247,7 +290,7 @@ class BrokerDesk:
                 self._keep(kept)
                 return problem
         log.warning("the café's broker: %s asked for %s", asked["act"],
-                    ", ".join(users) or asked.get("table") or asked.get("league"))
+                    ", ".join(asked.get("users") or asked.get("cafes") or ()) or asked.get("table") or asked.get("league"))
         self._wait()
         return None
 

@@ -550,7 +550,8 @@ def _owner_wipe(helper: Helper, log: IO[str]) -> int:
         return 1
     if users:
         kept = helper.releases.note(broker.NOTE) or {}
-        helper.releases.write_note(broker.NOTE, {**kept, "users": [], "act": "owner-wipe", "at": time.time(),
+        helper.releases.write_note(broker.NOTE, {**kept, "users": [], "league": None, "hosting": None,
+                                                 "act": "owner-wipe", "at": time.time(),
                                                  "outcome": "done", "why": None})
     print(f"owner-wipe: keys {', '.join(keys) or 'none'}; the broker's users {', '.join(users) or 'none'}", file=log,
           flush=True)
@@ -559,21 +560,26 @@ def _owner_wipe(helper: Helper, log: IO[str]) -> int:
 
 
 def _broker_asked(helper: Helper, request: Request, log: IO[str]) -> int:
-    """This table made the café's broker, users added to it or given new passwords, or a table taken
-    off it, asked from the staff page (the owner's); the broker's note (its address, its users, how
+    """This table made the café's broker, users added to it or given new passwords, a table taken
+    off it, the broker bridged to a league or hosting one, asked from the staff page (the owner's); the broker's note (its address, its users, how
     the act ended) written for the page. The note holds names alone: the passwords are the
     service's."""
     act, mosquitto = request["act"], helper.mosquitto
     kept = helper.releases.note(broker.NOTE) or {}
     note = {"address": kept.get("address"), "users": kept.get("users") or [], "act": act, "at": time.time(),
-            "asked": [request["table"]] if act == "broker-remove" else [] if act == "broker-league"
-            else sorted(request["users"]), "league": kept.get("league")}
+            "asked": [request["table"]] if act == "broker-remove" else sorted(request["cafes"])
+            if act == "broker-host-league" else [] if act == "broker-league" else sorted(request["users"]),
+            "league": kept.get("league"), "hosting": kept.get("hosting")}
     try:
         if act == "broker-league":  # the café's password there goes into the bridge's file alone, never the note
             mosquitto.join_league(request["league"], request["cafe"], request["address"], request["port"],
                                   request["password"], request["ca"])
             note["league"] = {"league": request["league"], "cafe": request["cafe"], "address": request["address"],
                               "port": request["port"]}
+        elif act == "broker-host-league":  # the cafés' and the page's hashes go into the password file alone
+            mosquitto.host_league_here(request["league"], request["cafe"], request["cafes"], request["page"])
+            note["league"], note["hosting"] = None, {"league": request["league"], "cafe": request["cafe"],
+                                                     "cafes": sorted(request["cafes"])}
         elif act == "broker":
             mosquitto.set_up(request["address"], request["users"])
             note["address"] = request["address"]

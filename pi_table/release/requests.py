@@ -5,7 +5,7 @@ in the same folder, or from the repository the table was installed from), reboot
 the time zone, open the table's own Wi-Fi, join a Wi-Fi (``network``), start the security updates
 (``system``), add or revoke a release key (``keys``), give the cable (or the Wi-Fi) a fixed address
 or the table a host name, each a trial (``network``), make this table the café's broker, give its
-tables their passwords or take one off it (``broker``), wipe the owner's part root holds (the
+tables their passwords or take one off it, bridge it to a league or host one on it (``broker``), wipe the owner's part root holds (the
 release keys the owner added, the café's broker's passwords: ``owner-wipe``, the buttons' reset),
 write the newest nightly backup to a USB stick it finds itself (``backup-to-stick``, ``stick``), or
 copy one from it into the backups folder, the newest or one the stick lists (``backup-from-stick``).
@@ -42,14 +42,15 @@ SHAPES = {("reboot",): set(), ("poweroff",): set(), ("update", "bundle"): {"bund
           ("ipv4",): {"device", "method", "address", "gateway", "dns"}, ("hostname",): {"name"},
           ("broker",): {"address", "users"}, ("broker-users",): {"users"}, ("broker-remove",): {"table"},
           ("broker-league",): {"league", "cafe", "address", "port", "password", "ca"},
+          ("broker-host-league",): {"league", "cafe", "cafes", "page"},
           ("owner-wipe",): set(), ("backup-to-stick",): set(), ("backup-from-stick",): {"backup"}}
 """Each request there is: its act (and for an update where from), and the other keys it takes."""
 Request: TypeAlias = dict[str, Any]
 """A request as ``check`` lets it through: its act, and exactly the keys ``SHAPES`` gives that act,
 each checked (at run time: a file or a page wrote it)."""
 ACTS = ("reboot, poweroff, update from a bundle or from the repository, timezone, hotspot, wifi, security, keys-add, "
-        "keys-revoke, ipv4, hostname, broker, broker-users, broker-remove, broker-league, owner-wipe, backup-to-stick, "
-        "backup-from-stick")
+        "keys-revoke, ipv4, hostname, broker, broker-users, broker-remove, broker-league, broker-host-league, "
+        "owner-wipe, backup-to-stick, backup-from-stick")
 
 
 def check(request: object) -> Request:

@@ -5,7 +5,9 @@ this table the café's broker, ``{"act": "add", "tables"}`` adds tables, ``{"act
 "table"}`` gives one a new password, ``{"act": "remove", "table"}`` takes one off, ``{"act":
 "given", "table"}`` forgets a password the owner gave, ``{"act": "join", "league", "cafe", "address",
 "port", "password", "ca"}`` bridges the café's broker to a league with what its organiser gave, a
-trial that comes back unless the bridge links, issue 64) and ``GET /staff/api/broker/ca.crt`` (the
+trial that comes back unless the bridge links, issue 64; ``{"act": "host", "league", "cafe", "cafes":
+{NAME: PASSWORD or ""}}`` makes it the league's broker too, each café's password typed or made,
+shown until given with what else the café joins by) and ``GET /staff/api/broker/ca.crt`` (the
 CA's certificate the other tables trust it by). The root helper sets Mosquitto up
 (``release.broker``); every name and the address are parsed into their kinds here, as the helper
 parses them, so a table that cannot be one is refused at once, in words. Passwords are shown only
@@ -78,13 +80,25 @@ TEXTS: tuple[str, ...] = (
        "there, and the league's CA certificate."),
     N_("Join the league? The café's broker restarts with a bridge to it, and comes back as it was if the league does "
        "not take it; this table then restarts to send it its nights."),
+    N_("Host a league on this broker"),
+    N_("The other cafés (one a line: its name, then its password or nothing to have one made)"),
+    N_("Host the league"),
+    N_("Host the league on this broker? Each café gets its password (the one typed, or a new one), and this table "
+       "restarts to send the league its nights."),
+    N_("This broker hosts the league {league}, this café in it as {cafe}. Give each café what is shown for it, and "
+       "the CA certificate."),
+    N_("A league's broker can be this one: the other cafés' brokers then bridge to it, each with the password shown "
+       "here once."),
+    N_("The league's page: put its password in league.password, the CA certificate beside it, and run:"),
+    N_("The league's page's password"),
 )
 """The room's words on the page (broker.js looks each up by its English text)."""
 
 CA_FILE = "pi-table-broker-ca.crt"
 FIELDS = {"set-up": {"act", "address", "table", "tables"}, "add": {"act", "tables"}, "renew": {"act", "table"},
           "remove": {"act", "table"}, "given": {"act", "table"},
-          "join": {"act", "league", "cafe", "address", "port", "password", "ca"}}
+          "join": {"act", "league", "cafe", "address", "port", "password", "ca"},
+          "host": {"act", "league", "cafe", "cafes"}}
 
 
 class Broker(Protocol):
@@ -105,6 +119,8 @@ class Broker(Protocol):
     def given(self, name: str) -> None: ...
 
     def join(self, league: dict[str, Any], reached: str | None) -> Text | None: ...
+
+    def host(self, league: str, cafe: str, cafes: dict[str, str], reached: str | None) -> Text | None: ...
 
 
 class FakeBroker:
@@ -145,6 +161,26 @@ class FakeBroker:
         self.calls.append(f"broker join {league['league']} {league['cafe']}")
         return None
 
+    def host(self, league: str, cafe: str, cafes: dict[str, str], reached: str | None) -> Text | None:
+        self.calls.append(f"broker host {league} {cafe} {sorted(cafes)}")
+        return None
+
+
+def hosting(league: object, cafe: object, cafes: object) -> tuple[str, str, dict[str, str]]:
+    """A league to host as the page sends it, its names parsed as the helper will parse them
+    (``broker.league_cafes``): its name, this café's in it, and each other café's name with the
+    password typed for it (empty: one is made); ReleaseError naming what is not of its kind, never
+    repeating a password."""
+    if not isinstance(league, str) or not isinstance(cafe, str) or not isinstance(cafes, dict) \
+            or not all(isinstance(password, str) for password in cafes.values()):
+        raise ReleaseError(N_("a league has 1 to {most} other cafés, each named once"), most=broker.MOST_TABLES)
+    typed = {str(name).strip(): password.strip() for name, password in cafes.items()}
+    broker.league_cafes(league.strip(), typed, cafe.strip())
+    for password in typed.values():
+        if password:
+            broker.league_password(password)
+    return league.strip(), cafe.strip(), typed
+
 
 class BrokerSection(Section[Broker], name="broker", script="broker.js", texts=TEXTS):
     """The café's broker's routes under ``/staff/api/``, all the owner's: its view holds the
@@ -175,7 +211,8 @@ class BrokerSection(Section[Broker], name="broker", script="broker.js", texts=TE
                 or not (isinstance(body.get("tables", []), list)):
             return bad('expected {"act": "set-up", "address", "table", "tables": [NAME, ...]}, {"act": "add", '
                        '"tables": [NAME, ...]}, {"act": "renew", "table"}, {"act": "remove", "table"}, {"act": '
-                       '"given", "table"} or {"act": "join", "league", "cafe", "address", "port", "password", "ca"}')
+                       '"given", "table"}, {"act": "join", "league", "cafe", "address", "port", "password", "ca"} or '
+                       '{"act": "host", "league", "cafe", "cafes": {NAME: PASSWORD or ""}}')
         lang, reached, asked = language(request), reached_on(request), time.time()  # the broker's note is newer once done
         if act == "join":  # a league: what its organiser gave, parsed as the helper will
             league = {key: value.strip() if isinstance(value, str) and key != "ca" else value
@@ -185,6 +222,12 @@ class BrokerSection(Section[Broker], name="broker", script="broker.js", texts=TE
             except ReleaseError as e:
                 return bad(say(Phrase.of(e.why["template"], **e.why["fields"]), lang))
             problem = await asyncio.to_thread(self.table.join, league, reached)
+        elif act == "host":  # a league hosted here: its name, this café's, the others' and their passwords
+            try:
+                hosted = hosting(body["league"], body["cafe"], body["cafes"])
+            except ReleaseError as e:
+                return bad(say(Phrase.of(e.why["template"], **e.why["fields"]), lang))
+            problem = await asyncio.to_thread(self.table.host, *hosted, reached)
         elif act in ("renew", "remove", "given"):  # a user the broker has: a table's, or the dashboard's
             if not broker.is_user(body["table"]):
                 return bad(say(Phrase.of("{name} is not a user of this broker", name=repr(body["table"][:64])), lang))

@@ -40,7 +40,20 @@ function brokerSection() {
         el("input", { id: "cafe-league-password", type: "password", maxlength: "128", autocomplete: "off", required: "" }),
         label("cafe-league-ca", "The league's CA certificate"),
         el("input", { id: "cafe-league-ca", type: "file", accept: ".crt,.pem", required: "" }),
-        el("button", { type: "submit", "data-t": "Join the league", text: t("Join the league") }))),
+        el("button", { type: "submit", "data-t": "Join the league", text: t("Join the league") })),
+      // or the league hosted here: the other cafés log in to this broker, each given what it joins by
+      el("h3", { "data-t": "Host a league on this broker", text: t("Host a league on this broker") }),
+      el("p", { id: "cafe-league-hosting", class: "note" }),
+      el("ul", { id: "cafe-league-cafes", class: "keys" }),
+      el("div", { id: "cafe-league-page", hidden: "" }),
+      el("form", { id: "cafe-broker-host", class: "stack" },
+        label("cafe-host-name", "The league's name"),
+        el("input", { id: "cafe-host-name", maxlength: "64", autocomplete: "off", spellcheck: "false", required: "" }),
+        label("cafe-host-cafe", "This café's name in the league"),
+        el("input", { id: "cafe-host-cafe", maxlength: "64", autocomplete: "off", spellcheck: "false", required: "" }),
+        label("cafe-host-cafes", "The other cafés (one a line: its name, then its password or nothing to have one made)"),
+        el("textarea", { id: "cafe-host-cafes", rows: "4", spellcheck: "false", autocomplete: "off", required: "" }),
+        el("button", { type: "submit", "data-t": "Host the league", text: t("Host the league") }))),
     el("form", { id: "cafe-broker-form", class: "stack", hidden: "" },
       label("cafe-broker-address", "Its name on the café's network (the other tables reach it there)"),
       el("input", { id: "cafe-broker-address", maxlength: "253", autocomplete: "off", spellcheck: "false", required: "" }),
@@ -91,6 +104,44 @@ function tableItem(table, data) {
   return item;
 }
 
+// What a café of the league hosted here is given to join it, on its own broker's staff page.
+function cafeItem(cafe, hosting) {
+  const row = (name, value) => el("div", {}, `${t(name)}: `, el("code", { text: String(value) }));
+  const item = el("li", {}, el("strong", { text: cafe.name }),
+    row("The league's name", hosting.league), row("The league's address", hosting.address),
+    row("The league's port", hosting.port), row("This café's name in the league", cafe.name));
+  item.append(cafe.password ? row("This café's password in the league", cafe.password)
+    : el("div", { class: "note", text: t("Given: ask a new one if it is lost.") }));
+  if (cafe.password) {
+    const given = el("button", { type: "button", "data-cafe": cafe.name, text: t("I have given this password: stop keeping it here") });
+    given.addEventListener("click", () => changeBroker({ act: "given", table: cafe.name }));
+    item.append(given);
+  }
+  const renew = el("button", { type: "button", class: "warn", "data-renew": cafe.name, text: t("New password") });
+  renew.addEventListener("click", () => {
+    if (confirm(t("A new password for {name}? Its old one stops working at once: give it the new one on its staff page.", { name: cafe.name }))) {
+      changeBroker({ act: "renew", table: cafe.name });
+    }
+  });
+  item.append(" ", renew);
+  return item;
+}
+
+// The organiser's page (pi-table league) on the league hosted here: its user's password until given, and its command.
+function leaguePage(hosting) {
+  const page = hosting.page;
+  const command = `pi-table league --broker ${page.broker} --broker-password-file league.password --ca ${CA_FILE} `
+    + `--league ${hosting.league} --roster roster.toml --host 0.0.0.0 --port 8026`;
+  const parts = [el("p", { class: "note", text: t("The league's page: put its password in league.password, the CA certificate beside it, and run:") }),
+    el("pre", {}, el("code", { id: "cafe-league-command", text: command }))];
+  if (page.password) {
+    const given = el("button", { type: "button", "data-cafe": "league", text: t("I have given this password: stop keeping it here") });
+    given.addEventListener("click", () => changeBroker({ act: "given", table: "league" }));
+    parts.push(el("div", {}, `${t("The league's page's password")}: `, el("code", { text: page.password })), given);
+  }
+  return parts;
+}
+
 function drawBroker(data) {
   const line = !data.installed ? t("Mosquitto is not installed on this table: sudo systemd/install.sh installs it.")
     : data.helper ? data.helper
@@ -116,6 +167,13 @@ function drawBroker(data) {
       : "This café's broker is bridged to the league {league} as {cafe}; this table does not send it its nights yet.", data.league)
     : t("This café is in no league. Its organiser gives the league's name and address, this café's name and password there, and the league's CA certificate.");
   $("cafe-broker-tables").replaceChildren(...data.tables.map((table) => tableItem(table, data)));
+  const hosting = data.hosting;
+  $("cafe-league-hosting").textContent = hosting
+    ? t("This broker hosts the league {league}, this café in it as {cafe}. Give each café what is shown for it, and the CA certificate.", hosting)
+    : t("A league's broker can be this one: the other cafés' brokers then bridge to it, each with the password shown here once.");
+  $("cafe-league-cafes").replaceChildren(...(hosting ? hosting.cafes.map((cafe) => cafeItem(cafe, hosting)) : []));
+  $("cafe-league-page").replaceChildren(...(hosting ? leaguePage(hosting) : []));
+  $("cafe-league-page").hidden = !hosting;
   $("cafe-broker-form").hidden = !data.installed || Boolean(data.helper);
   $("cafe-broker-set-up").textContent = t(data.ours ? "Set it up again" : "Make this table the café's broker");
   if (document.activeElement === null || !$("cafe-broker-form").contains(document.activeElement)) {
@@ -161,6 +219,7 @@ function changeBroker(body) {
     brokerResult(body.act === "given" ? "" : body.act === "remove" ? t("Asked: the table takes {name} off the broker in a moment.", { name: body.table })
       : t("Asked: the table sets the broker up in a moment."));
     if (body.act === "add") $("cafe-broker-more").value = "";
+    if (body.act === "host") $("cafe-host-cafes").value = "";  // the passwords typed: shown by the page until given
     asked = body.act === "given" ? null : answer.data.asked;
     if (asked === null) loadBroker(true); else follow();
   }, brokerResult);
@@ -188,6 +247,16 @@ function wireBroker() {
       address: $("cafe-league-address").value.trim(), port: Number($("cafe-league-port").value),
       password: $("cafe-league-password").value, ca: await file.text() });
     $("cafe-league-password").value = "";
+  });
+  $("cafe-broker-host").addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (!confirm(t("Host the league on this broker? Each café gets its password (the one typed, or a new one), and this table restarts to send the league its nights."))) return;
+    const cafes = {};
+    for (const line of lines($("cafe-host-cafes").value)) {
+      const [name, password = ""] = line.split(/\s+/);
+      cafes[name] = password;
+    }
+    changeBroker({ act: "host", league: $("cafe-host-name").value.trim(), cafe: $("cafe-host-cafe").value.trim(), cafes });
   });
   setInterval(() => { if (csrf && !$("desk").hidden && asked === null) loadBroker(true); }, 15000);
 }
