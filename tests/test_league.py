@@ -826,14 +826,18 @@ def test_the_owner_hosts_the_league_on_the_cafes_broker_from_the_staff_page_and_
     the view says to run it, folds the nights of both cafés (the host's own tables send with no
     bridge), and a café's credential there cannot write as the host café. Staff are refused, and a
     value out of its kind is named, never repeated."""
+    import subprocess
+    import sys
     import tomllib
+    import urllib.request
 
     from pi_table import config
-    from pi_table.fleet.league_page import LeaguePage
+    from pi_table.fleet import link
+    from pi_table.fleet.broker import free_port
     from pi_table.fleet.link import client as link_client
     from pi_table.release import broker
 
-    from helpers import Cafe, MosquittoUnit, Staff, download, settled, wait_for
+    from helpers import Cafe, MosquittoUnit, Staff, connected, download, settled, wait_for
 
     (tmp_path / "cafe").mkdir()
     cafe = Cafe(tmp_path / "cafe", extra='[fleet]\ntable_id = "r1"\n')
@@ -895,18 +899,20 @@ def test_the_owner_hosts_the_league_on_the_cafes_broker_from_the_staff_page_and_
         assert next(entry for entry in staff.call("GET", "/staff/api/broker")[1]["hosting"]["cafes"]
                     if entry["name"] == "bar-milano")["password"] is None  # forgotten once given
 
-        # the organiser's page, run as the view says, with the page's password
-        (tmp_path / "league.password").write_text(hosting["page"]["password"] + "\n")
-        (tmp_path / "ca.crt").write_text(league_ca)
-        settings = config.broker(hosting["page"]["broker"], password_file=str(tmp_path / "league.password"),
-                                 ca=str(tmp_path / "ca.crt"))
-        page = LeaguePage(settings, League("spring", cafes={"bar-roma": ["r1", "r2"], "bar-milano": ["m1"]}),
-                          "127.0.0.1", 0)
-        page.start()
+        # the organiser's page: pi-table league, run as the staff page shows, in a folder with its files
+        organiser = tmp_path / "organiser"
+        organiser.mkdir()
+        (organiser / "league.password").write_text(hosting["page"]["password"] + "\n")
+        (organiser / "pi-table-broker-ca.crt").write_text(league_ca)
+        (organiser / "roster.toml").write_text('[cafes]\nbar-roma = ["r1", "r2"]\nbar-milano = ["m1"]\n')
+        port = free_port()
+        page = subprocess.Popen([sys.executable, "-m", "pi_table", "league", "--broker", hosting["page"]["broker"],
+                                 "--broker-password-file", "league.password", "--ca", "pi-table-broker-ca.crt",
+                                 "--league", hosting["league"], "--roster", "roster.toml", "--host", "127.0.0.1",
+                                 "--port", str(port)], cwd=organiser, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         status, answer = staff.call("POST", "/staff/api/night/open", {"name": "Friday league", "games": ["codenames"],
                                                                       "tables": ["r1"]})
         assert status == 200, answer
-        rome_night = answer["night"]["id"]
         assert staff.call("POST", "/staff/api/night/close")[0] == 200
         milan_night = play_night(Book(tmp_path / "milan-book", clock=Clock(START)), ["m1"], ["Owls", "Lynx"], 1,
                                  random.Random(2))
@@ -915,19 +921,30 @@ def test_the_owner_hosts_the_league_on_the_cafes_broker_from_the_staff_page_and_
                            ca=str(milan.etc / broker.CA_CERT))
         sender = link_client(m1, "m1")
         sender.on_connect = lambda client, userdata, flags, reason, properties: None
-        from pi_table.fleet import link
-
         link.connect(sender, m1)
         wait_for(sender.is_connected, "m1 at Milan's broker", 10)
         sender.publish(*sent(milan_night, "bar-milano", "m1"), qos=1, retain=True).wait_for_publish(10)
-        wait_for(lambda: {("bar-roma", "r1", rome_night), ("bar-milano", "m1", milan_night.id)} <= set(page.league.nights),
-                 "both cafés' nights at the league's page on the host café's broker", 30)
-        assert page.league.apart == {}
+
+        def season() -> dict:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/season.json", timeout=5) as answer:
+                    return json.loads(answer.read())
+            except OSError:
+                return {}
+
+        wait_for(lambda: all(cafe["heard"] for cafe in season().get("cafes", [{"heard": None}])),
+                 "both cafés' nights at pi-table league, on the host café's broker", 30)
+        shown = season()
+        assert [cafe["cafe"] for cafe in shown["cafes"]] == ["bar-milano", "bar-roma"] and shown["apart"] == []
+        assert {line["team"] for line in shown["season"]} == {"Owls", "Lynx"}
+        page.terminate()
+        assert page.wait(15) == 0, page.stdout.read() if page.stdout else ""
 
         # Napoli's credential at the host's broker: its own prefix alone, never the host café's
         (tmp_path / "napoli.password").write_text("typed-for-napoli\n")
         napoli = config.broker(f"mqtts://bar-napoli@127.0.0.1:{cafe.unit.port}",
-                               password_file=str(tmp_path / "napoli.password"), ca=str(tmp_path / "ca.crt"))
+                               password_file=str(tmp_path / "napoli.password"),
+                               ca=str(organiser / "pi-table-broker-ca.crt"))
         rogue = link_client(napoli, "napoli")
         rogue.on_connect = lambda client, userdata, flags, reason, properties: None
         link.connect(rogue, napoli)
@@ -935,16 +952,20 @@ def test_the_owner_hosts_the_league_on_the_cafes_broker_from_the_staff_page_and_
         forged = night_topic("spring", "bar-roma", "bar-napoli", "20261118-000000")
         marker = night_topic("spring", "bar-napoli", "n1", "20261118-000000")
         heard: list[str] = []
-        page.client.on_message = lambda client, userdata, message: heard.append(message.topic)
+        watcher = connected(f"mqtts://league:{hosting['page']['password']}@127.0.0.1:{cafe.unit.port}",
+                            organiser / "pi-table-broker-ca.crt", topics=("league/spring/cafes/#",),
+                            heard=lambda client, userdata, message: heard.append(message.topic))
         rogue.publish(forged, b"{}", qos=1).wait_for_publish(10)
         rogue.publish(marker, b"{}", qos=1).wait_for_publish(10)
         wait_for(lambda: marker in heard, "Napoli's own message after the forged one", 10)
         assert forged not in heard
-        rogue.disconnect()
-        rogue.loop_stop()
+        for client in (rogue, watcher):
+            client.disconnect()
+            client.loop_stop()
     finally:
-        if page is not None:
-            page.stop()
+        if page is not None and page.poll() is None:
+            page.kill()
+            page.wait(5)
         if sender is not None:
             sender.disconnect()
             sender.loop_stop()
