@@ -701,7 +701,7 @@ def publish_empty(port: int, cafile: Path, user: str, password: str, topics: lis
         for number, name in enumerate(topics, 1):
             link.sendall(_packet(0x33, _text(name) + number.to_bytes(2, "big")))  # retained, QoS 1, empty
             if _received(link) != (0x40, number.to_bytes(2, "big")):
-                raise OSError(f"{name} was not acknowledged")
+                raise OSError(f"{name} was not acknowledged")  # caught by _session()'s try, which tries again
         return True
 
     if (error := _session(port, cafile, user, password, time.monotonic() + ANSWER_S, empty)) is not None:
