@@ -69,61 +69,52 @@ const brokerResult = resultLine("cafe-broker-result");
 
 const lines = (text) => text.split("\n").map((line) => line.trim()).filter((line) => line);
 
+const row = (name, value) => el("div", {}, `${t(name)}: `, el("code", { text: String(value) }));
+
+// A password the owner is still to give (or the note that it was), its "given" button, and a new one asked.
+function handedOut(item, name, password, label, renewQuestion) {
+  item.append(password ? row(label, password) : el("div", { class: "note", text: t("Given: ask a new one if it is lost.") }));
+  if (password) {
+    const given = el("button", { type: "button", "data-table": name, text: t("I have given this password: stop keeping it here") });
+    given.addEventListener("click", () => changeBroker({ act: "given", table: name }));
+    item.append(given);
+  }
+  renewButton(item, name, renewQuestion);
+}
+
+function renewButton(item, name, question) {
+  const renew = el("button", { type: "button", class: "warn", "data-renew": name, text: t("New password") });
+  renew.addEventListener("click", () => { if (confirm(question)) changeBroker({ act: "renew", table: name }); });
+  item.append(" ", renew);  // apart from the name, or the button before it
+}
+
+const renewOther = (name) => t("A new password for {name}? Its old one stops working at once: give it the new one on its staff page.", { name });
+
 function tableItem(table, data) {
   const own = table.name === data.this_table;
   const item = el("li", {}, el("strong", { text: table.name }), own ? ` (${t("this table")})` : "");
-  if (!own) {
-    const row = (name, value) => el("div", {}, `${t(name)}: `, el("code", { text: value }));
-    item.append(row("Broker address", table.broker), row("This table's name in the fleet", table.name));
-    item.append(table.password ? row("Broker password", table.password)
-      : el("div", { class: "note", text: t("Given: ask a new one if it is lost.") }));
-    if (table.password) {
-      const given = el("button", { type: "button", "data-table": table.name,
-        text: t("I have given this password: stop keeping it here") });
-      given.addEventListener("click", () => changeBroker({ act: "given", table: table.name }));
-      item.append(given);
-    }
+  if (own) {
+    renewButton(item, table.name, t("A new password for this table? It restarts to use it."));
+    return item;
   }
-  const renew = el("button", { type: "button", class: "warn", "data-renew": table.name, text: t("New password") });
-  renew.addEventListener("click", () => {
-    if (confirm(own ? t("A new password for this table? It restarts to use it.")
-      : t("A new password for {name}? Its old one stops working at once: give it the new one on its staff page.", { name: table.name }))) {
-      changeBroker({ act: "renew", table: table.name });
+  item.append(row("Broker address", table.broker), row("This table's name in the fleet", table.name));
+  handedOut(item, table.name, table.password, "Broker password", renewOther(table.name));
+  const remove = el("button", { type: "button", class: "warn", "data-remove": table.name, text: t("Remove") });
+  remove.addEventListener("click", () => {
+    if (confirm(t("Take {name} off the broker? Its password stops working at once, and this table restarts to leave it out of the café's tables.", { name: table.name }))) {
+      changeBroker({ act: "remove", table: table.name });
     }
   });
-  item.append(" ", renew);  // apart from the name, or the button before it
-  if (!own) {
-    const remove = el("button", { type: "button", class: "warn", "data-remove": table.name, text: t("Remove") });
-    remove.addEventListener("click", () => {
-      if (confirm(t("Take {name} off the broker? Its password stops working at once, and this table restarts to leave it out of the café's tables.", { name: table.name }))) {
-        changeBroker({ act: "remove", table: table.name });
-      }
-    });
-    item.append(" ", remove);
-  }
+  item.append(" ", remove);
   return item;
 }
 
 // What a café of the league hosted here is given to join it, on its own broker's staff page.
 function cafeItem(cafe, hosting) {
-  const row = (name, value) => el("div", {}, `${t(name)}: `, el("code", { text: String(value) }));
   const item = el("li", {}, el("strong", { text: cafe.name }),
     row("The league's name", hosting.league), row("The league's address", hosting.address),
     row("The league's port", hosting.port), row("This café's name in the league", cafe.name));
-  item.append(cafe.password ? row("This café's password in the league", cafe.password)
-    : el("div", { class: "note", text: t("Given: ask a new one if it is lost.") }));
-  if (cafe.password) {
-    const given = el("button", { type: "button", "data-cafe": cafe.name, text: t("I have given this password: stop keeping it here") });
-    given.addEventListener("click", () => changeBroker({ act: "given", table: cafe.name }));
-    item.append(given);
-  }
-  const renew = el("button", { type: "button", class: "warn", "data-renew": cafe.name, text: t("New password") });
-  renew.addEventListener("click", () => {
-    if (confirm(t("A new password for {name}? Its old one stops working at once: give it the new one on its staff page.", { name: cafe.name }))) {
-      changeBroker({ act: "renew", table: cafe.name });
-    }
-  });
-  item.append(" ", renew);
+  handedOut(item, cafe.name, cafe.password, "This café's password in the league", renewOther(cafe.name));
   return item;
 }
 
@@ -132,14 +123,10 @@ function leaguePage(hosting) {
   const page = hosting.page;
   const command = `pi-table league --broker ${page.broker} --broker-password-file league.password --ca ${CA_FILE} `
     + `--league ${hosting.league} --roster roster.toml --host 0.0.0.0 --port 8026`;
-  const parts = [el("p", { class: "note", text: t("The league's page: put its password in league.password, the CA certificate beside it, and run:") }),
-    el("pre", {}, el("code", { id: "cafe-league-command", text: command }))];
-  if (page.password) {
-    const given = el("button", { type: "button", "data-cafe": "league", text: t("I have given this password: stop keeping it here") });
-    given.addEventListener("click", () => changeBroker({ act: "given", table: "league" }));
-    parts.push(el("div", {}, `${t("The league's page's password")}: `, el("code", { text: page.password })), given);
-  }
-  return parts;
+  const item = el("div", {}, el("p", { class: "note", text: t("The league's page: put its password in league.password, the CA certificate beside it, and run:") }),
+    el("pre", {}, el("code", { id: "cafe-league-command", text: command })));
+  handedOut(item, "league", page.password, "The league's page's password", renewOther("league"));
+  return [item];
 }
 
 function drawBroker(data) {
