@@ -56,6 +56,23 @@ def test_a_hostile_table_name_is_refused_before_anything_is_asked(name):
     ({"act": "broker-remove", "table": "dashboard"}, "dashboard is a user of the broker's own"),
     ({"act": "broker-remove", "table": ["bar-2"]}, "\"['bar-2']\" cannot be a table's name"),
     ({"act": "broker-remove", "users": {"t1": HASH}}, "the request broker-remove takes table"),
+    # a league hosted on the café's broker (issue 64): its names and hashes, parsed again by the helper
+    ({"act": "broker-host-league", "league": "spring", "cafe": "bar-roma", "cafes": {"bar-milano": "secret"},
+      "page": HASH}, "the password of 'bar-milano' is not given as Mosquitto's hash"),
+    ({"act": "broker-host-league", "league": "spring", "cafe": "bar-roma", "cafes": {"bar-milano": HASH},
+      "page": "secret"}, "the password of 'league' is not given as Mosquitto's hash"),
+    ({"act": "broker-host-league", "league": "spring", "cafe": "bar-roma", "cafes": {"bar\nx:1": HASH},
+      "page": HASH}, "a café's name in the league is 1 to 64 bytes"),
+    ({"act": "broker-host-league", "league": "spr#ing", "cafe": "bar-roma", "cafes": {"bar-milano": HASH},
+      "page": HASH}, "the league's name is 1 to 64 bytes"),
+    ({"act": "broker-host-league", "league": "spring", "cafe": "bar-roma", "cafes": {"bar-roma": HASH},
+      "page": HASH}, "this café's name in the league is the league's host's"),
+    ({"act": "broker-host-league", "league": "spring", "cafe": "bar-roma", "cafes": {"league": HASH},
+      "page": HASH}, "a café's name in the league is 1 to 64 bytes"),
+    ({"act": "broker-host-league", "league": "spring", "cafe": "bar-roma", "cafes": {f"c{n}": HASH for n in range(51)},
+      "page": HASH}, "a league has 1 to 50 other cafés"),
+    ({"act": "broker-host-league", "league": "spring", "cafe": "bar-roma", "cafes": {"bar-milano": HASH}},
+     "the request broker-host-league takes cafe, cafes, league, page"),
 ])
 def test_a_broker_request_out_of_its_kind_is_refused_before_anything_runs(request_, why):
     with pytest.raises(ReleaseError) as refused:

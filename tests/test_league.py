@@ -971,3 +971,38 @@ def test_the_owner_hosts_the_league_on_the_cafes_broker_from_the_staff_page_and_
             sender.loop_stop()
         cafe.close()
         milan.close()
+
+
+@pytest.mark.broker
+def test_a_league_hosted_on_a_cafes_broker_that_does_not_start_is_a_trial_that_comes_back(tmp_path):
+    """The root helper's hosting act on a café's broker: Mosquitto refusing its new files (the fake
+    systemctl's ``fail-next``) puts every file back and the café's broker runs on them, its table's
+    password still good; a café named as one of the café's tables is refused before anything is
+    written. Then hosted: the café's tables keep their passwords beside the cafés and the page."""
+    from pi_table.release import ReleaseError, broker
+    from pi_table.release.broker import RolledBack
+
+    from helpers import MosquittoUnit
+
+    cafe = MosquittoUnit(tmp_path / "cafe")
+    try:
+        cafe.broker.set_up("127.0.0.1", {"r1": broker.password_hash("r1")})
+        before = {name: (cafe.etc / name).read_bytes() if (cafe.etc / name).exists() else None
+                  for name in broker.WRITTEN}
+        hashed = broker.password_hash("milan")
+        with pytest.raises(ReleaseError, match="'r1' is a user of this broker already"):
+            cafe.broker.host_league_here("spring", "bar-roma", {"r1": hashed}, broker.password_hash("page"))
+        (cafe.folder / "fail-next").touch()
+        with pytest.raises(RolledBack):
+            cafe.broker.host_league_here("spring", "bar-roma", {"bar-milano": hashed}, broker.password_hash("page"))
+        assert {name: (cafe.etc / name).read_bytes() if (cafe.etc / name).exists() else None
+                for name in broker.WRITTEN} == before
+        assert cafe.running() and cafe.broker.hosting() is None and cafe.broker.users() == ["r1"]
+        cafe.broker.host_league_here("spring", "bar-roma", {"bar-milano": hashed}, broker.password_hash("page"))
+        assert cafe.broker.hosting() == ("spring", "bar-roma", ["bar-milano"])
+        assert cafe.broker.users() == ["r1", "bar-milano", "league"]
+        acl = (cafe.etc / broker.ACL).read_text()
+        assert "pattern write league/spring/cafes/bar-roma/nights/%u/+" in acl  # the host café's tables send here
+        assert "user bar-milano\ntopic deny pi-table/#\ntopic deny league/spring/cafes/bar-roma/#\n" in acl
+    finally:
+        cafe.close()

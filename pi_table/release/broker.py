@@ -234,8 +234,8 @@ class Broker:
         in it as ``cafe`` (its tables send their nights here, with no bridge: one it had goes):
         the other cafés (``cafes``, names and hashes) and the organiser's page (``page``) added
         to its users, each café pinned to its own prefix and kept off the café's own topics by the
-        ACL (``league_acl``); the café's tables and their passwords stay. Mosquitto reads them again
-        and is checked answering, else the files before are back."""
+        ACL (``league_acl``); the café's tables and their passwords stay. Mosquitto restarted on them
+        and checked answering, else the files before are back."""
         check_host({"league": league, "cafe": cafe, "cafes": cafes, "page": page})
         if not (self.etc / CONF).exists():
             raise ReleaseError(N_("this table is not the café's broker yet: set it up first"))
@@ -245,7 +245,6 @@ class Broker:
             if (name in cafes or name == ORGANISER) and name not in before_league:
                 raise ReleaseError(N_("{name} is a user of this broker already (a table of the café): name the café "
                                       "otherwise"), name=repr(name))
-        bridged = (self.etc / BRIDGE).exists()
         before = self._kept()
         try:
             for name in (BRIDGE, LEAGUE_CA, LEAGUE_NOTE):  # the café is in the league it hosts, with no bridge
@@ -255,10 +254,10 @@ class Broker:
             self._write(PASSWD, "".join(f"{line}\n" for line in kept) + "".join(
                 f"{name}:{hashed}\n" for name, hashed in {**cafes, ORGANISER: page}.items()), 0o600, mosquitto=True)
             self._write(ACL, self._acl(), 0o644)
-            self._systemctl("restart" if bridged else "reload-or-restart", UNIT)  # a bridge is read at the start alone
+            self._systemctl("restart", UNIT)  # started anew on its files: a bridge gone, and the trial a real one
             self._answers()
         except (ReleaseError, OSError) as e:
-            self._put_back(before, "restart" if bridged else "reload-or-restart")
+            self._put_back(before, "restart")
             raise RolledBack.of(_said(e)) from None
 
     def hosting(self) -> tuple[str, str, list[str]] | None:
