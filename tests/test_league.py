@@ -1004,5 +1004,18 @@ def test_a_league_hosted_on_a_cafes_broker_that_does_not_start_is_a_trial_that_c
         acl = (cafe.etc / broker.ACL).read_text()
         assert "pattern write league/spring/cafes/bar-roma/nights/%u/+" in acl  # the host café's tables send here
         assert "user bar-milano\ntopic deny pi-table/#\ntopic deny league/spring/cafes/bar-roma/#\n" in acl
+        # the way back of a hosting broker: set up again (new tables), the cafés and the page keep their logins;
+        # a table named as a café of the league, or joining another league, is refused and changes nothing
+        cafe.broker.set_up("127.0.0.1", {"r2": broker.password_hash("r2")})
+        assert cafe.broker.users() == ["bar-milano", "league", "r2"] and cafe.running()
+        assert cafe.broker.hosting() == ("spring", "bar-roma", ["bar-milano"])
+        before = {name: (cafe.etc / name).read_bytes() if (cafe.etc / name).exists() else None
+                  for name in broker.WRITTEN}
+        with pytest.raises(ReleaseError, match="'bar-milano' is a café of the league this broker hosts"):
+            cafe.broker.set_up("127.0.0.1", {"bar-milano": broker.password_hash("r3")})
+        with pytest.raises(ReleaseError, match="this broker hosts the league 'spring'"):
+            cafe.broker.join_league("autumn", "bar-roma", "127.0.0.1", 8883, "secret-password", CA)
+        assert {name: (cafe.etc / name).read_bytes() if (cafe.etc / name).exists() else None
+                for name in broker.WRITTEN} == before
     finally:
         cafe.close()

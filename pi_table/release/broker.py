@@ -45,7 +45,7 @@ import ssl
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -214,9 +214,15 @@ class Broker:
     link_s: float = LINK_S
 
     def set_up(self, address: str, users: dict[str, str]) -> None:
-        """This table the café's broker at ``address``, with ``users`` (names and hashes) alone."""
+        """This table the café's broker at ``address``, with ``users`` (names and hashes) alone but for
+        the cafés and the page of a league it hosts, which keep their logins (their ACL stays too)."""
         check({"address": address, "users": users})
-        self._made(address, users, self._acl())
+        league = self._league_users()
+        for name in users:
+            if name in league:
+                raise ReleaseError(N_("{name} is a café of the league this broker hosts: name the table otherwise"),
+                                   name=repr(name))
+        self._made(address, users, self._acl(), keep=league)
 
     def host_league(self, address: str, league: str, cafes: dict[str, str], page: str) -> None:
         """This machine the league ``league``'s broker at ``address`` (issue 64): Mosquitto set up as
@@ -239,8 +245,7 @@ class Broker:
         check_host({"league": league, "cafe": cafe, "cafes": cafes, "page": page})
         if not (self.etc / CONF).exists():
             raise ReleaseError(N_("this table is not the café's broker yet: set it up first"))
-        hosted = self.hosting()
-        before_league = set(hosted[2]) | {ORGANISER} if hosted else set()
+        before_league = self._league_users()
         for name in self.users():
             if (name in cafes or name == ORGANISER) and name not in before_league:
                 raise ReleaseError(N_("{name} is a user of this broker already (a table of the café): name the café "
@@ -260,6 +265,11 @@ class Broker:
             self._put_back(before, "restart")
             raise RolledBack.of(_said(e)) from None
 
+    def _league_users(self) -> set[str]:
+        """The users a league hosted here gave the broker (its cafés and the page); none when none."""
+        hosted = self.hosting()
+        return set(hosted[2]) | {ORGANISER} if hosted else set()
+
     def hosting(self) -> tuple[str, str, list[str]] | None:
         """The league the café's broker hosts, the café's name in it and the other cafés; None when none."""
         try:
@@ -270,9 +280,10 @@ class Broker:
         except (OSError, ValueError, KeyError, TypeError):
             raise ReleaseError(N_("the note of the league this broker hosts cannot be read: host it again")) from None
 
-    def _made(self, address: str, users: dict[str, str], acl: str) -> None:
+    def _made(self, address: str, users: dict[str, str], acl: str, keep: Collection[str] = ()) -> None:
         """Mosquitto's files (the project's pi-table.conf, ``acl``), its CA, its certificate for
-        ``address`` and its ``users``; enabled and restarted, checked answering, else put back."""
+        ``address`` and its ``users`` (and those of ``keep`` it had); enabled and restarted, checked
+        answering, else put back."""
         first = not (self.etc / CONF).exists()
         before = self._kept()
         try:
@@ -281,7 +292,7 @@ class Broker:
             self._write(ACL, acl, 0o644)
             self._authority()
             self._certificate(certificate_names(address, socket.gethostname()))
-            self._passwords(users, keep=False)
+            self._passwords(users, only=keep)
             self._systemctl("enable", UNIT)
             self._systemctl("restart", UNIT)
             self._answers()
@@ -296,7 +307,7 @@ class Broker:
             raise ReleaseError(N_("this table is not the café's broker yet: set it up first"))
         before = self._kept()
         try:
-            self._passwords(users, keep=True)
+            self._passwords(users)
             self._systemctl("reload-or-restart", UNIT)  # the password file read again: those connected stay
             self._answers()
         except (ReleaseError, OSError) as e:
@@ -312,6 +323,9 @@ class Broker:
         check_league({"league": league, "cafe": cafe, "address": address, "port": port, "password": password, "ca": ca})
         if not (self.etc / CONF).exists():
             raise ReleaseError(N_("this table is not the café's broker yet: set it up first"))
+        if (hosted := self.hosting()) is not None:
+            raise ReleaseError(N_("this broker hosts the league {league}: its café is in it with no bridge, and "
+                                  "joins no other"), league=repr(hosted[0]))
         before = self._kept()
         try:
             self._write(LEAGUE_CA, ca, 0o644)
@@ -331,7 +345,7 @@ class Broker:
         saying why not: the league unreachable, the café's password or the league's CA wrong."""
         password = new_password()
         try:
-            self._passwords({CHECKER: password_hash(password)}, keep=True)
+            self._passwords({CHECKER: password_hash(password)})
             self._systemctl("reload-or-restart", UNIT)
             if read_state(self.port, self.etc / CA_CERT, CHECKER, password, STATE, self.link_s) != b"1":
                 raise ReleaseError(N_("the league's broker did not take the café's bridge within {seconds} s: check its "
@@ -406,7 +420,7 @@ class Broker:
         will came first). ReleaseError when they could not be: the table stays taken off."""
         password = new_password()
         try:
-            self._passwords({table: password_hash(password)}, keep=True)
+            self._passwords({table: password_hash(password)})
             self._systemctl("reload-or-restart", UNIT)
             publish_empty(self.port, self.etc / CA_CERT, table, password, [f"pi-table/{table}/{name}" for name in LEFT])
         except (ReleaseError, OSError) as e:
@@ -447,10 +461,11 @@ class Broker:
                                error=getattr(e, "strerror", None) or type(e).__name__) from None
         return [line for line in text.splitlines() if line.strip() and not line.startswith("#") and ":" in line]
 
-    def _passwords(self, users: dict[str, str], keep: bool) -> None:
-        """The password file: ``users`` with their hashes, after the lines of the users kept (with
-        ``keep``, all the others, whatever wrote them: a staff user made by hand stays)."""
-        kept = [line for line in self._lines() if line.partition(":")[0] not in users] if keep else []
+    def _passwords(self, users: dict[str, str], only: Collection[str] | None = None) -> None:
+        """The password file: ``users`` with their hashes, after the lines of the other users it had:
+        all of them (a staff user made by hand stays), or with ``only`` those it names."""
+        kept = [line for line in self._lines()
+                if (name := line.partition(":")[0]) not in users and (only is None or name in only)]
         self._write(PASSWD, "".join(f"{line}\n" for line in kept) + "".join(
             f"{name}:{hashed}\n" for name, hashed in users.items()), 0o600, mosquitto=True)
 
