@@ -275,6 +275,7 @@ TEXTS = (
     *ADVICE.values(),
     OWNER_NEEDED,  # the owner's parts of the page say so while locked (staff.js's locked), as the table answers
     OWNER_UNSET,
+    N_("This needs the owner's passphrase: give it under Owner."),  # an owner's view while locked (ownersView)
 )
 """The page's words (its script looks each one up by its English text, ``/staff/words/LANG``)."""
 

@@ -240,6 +240,27 @@ export function reportActs(state) {
   }
 }
 export const unlocked = (state) => state.set && state.left_s > 0;
+// An owner's view (a section's GET of what holds the owner's files or passwords) asked only while
+// this phone acts as the owner: no 403 (or 409) otherwise. Locked, its ``hidden`` parts are hidden
+// and its ``line`` says what it needs (null); else the answer, ``draw``n when it is ok. Told the
+// owner's state as it changes (unlocked on this page: drawn at once, not at the next poll).
+export async function ownersView(state, view, background = false) {
+  if (!unlocked(state)) {
+    for (const id of view.hidden) $(id).hidden = true;
+    $(view.line).textContent = t("This needs the owner's passphrase: give it under Owner.");
+    return null;
+  }
+  const answer = await api("GET", view.path, undefined, background);
+  if (answer.ok) view.draw(answer.data);
+  return answer;
+}
+// The owner's state asked again (the results of its acts said), then given to ``view``: an owner's section's poll.
+export async function withOwner(view, background = false) {
+  const owner = await api("GET", "/staff/api/owner", undefined, background);
+  if (!owner.ok) return;
+  reportActs(owner.data);  // a result kept across the restart it caused settles what was asked
+  await view(owner.data, background);
+}
 export function locked(state) {
   return state.set ? t("this needs the owner's passphrase: give it under Owner, then try again")
     : t("this needs the owner, and no owner's passphrase is set: sudo pi-table set-owner-passphrase");
