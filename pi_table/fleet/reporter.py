@@ -60,8 +60,8 @@ from ..engine.phrase import N_, Phrase, Text
 from ..errors import PiTableError
 from ..files import write_private
 from ..hal import Screen
-from ..hal.events import Emit, is_fault
-from ..hal.screen import AnyModel
+from ..hal.events import is_fault
+from ..hal.screen import AnyModel, ScreenInFront
 from . import link, schema
 from .link import topic
 from .schema import Message
@@ -493,13 +493,14 @@ class Reporter:
                     "error": answer.get("error")})
 
 
-class ReportingScreen(Screen):
+class ReportingScreen(ScreenInFront):
     """The table's screen, telling the reporter after each model it shows: the loop shows
     after every change, so this is when the status may have changed. ``shown`` runs in the
     loop's thread and must be quick (it hands the status over and returns)."""
 
     def __init__(self, screen: Screen, shown: Callable[[], None]) -> None:
-        self.screen, self.shown = screen, shown
+        super().__init__(screen)
+        self.shown = shown
 
     def show(self, model: AnyModel) -> None:
         self.screen.show(model)
@@ -507,15 +508,6 @@ class ReportingScreen(Screen):
             self.shown()
         except Exception:  # the reports are never worth a game: log, play on
             log.exception("the table's status could not be handed to the fleet's reporter")
-
-    def start(self, emit: Emit) -> None:
-        self.screen.start(emit)
-
-    def stop(self) -> None:
-        self.screen.stop()
-
-    def release_seat(self, seat: int) -> None:
-        self.screen.release_seat(seat)
 
 
 class FleetOff(PiTableError, ValueError):
