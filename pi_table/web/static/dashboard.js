@@ -2,7 +2,7 @@
 // machine needed), reading the broker as the dashboard's own user; the owner turns it on or off
 // here, and the table restarts to try it. Its result shows beside its button. A section's script
 // (web/sections/dashboard.py): the page loads it after staff.js.
-import { $, api, backAfterRestart, csrf, el, ownersAction, ownersView, resultLine, section, t, withOwner } from "./staff.js";
+import { $, csrf, el, giveFile, ownersView, resultLine, section, t, withOwner } from "./staff.js";
 
 function fleetSection() {
   return el("section", { id: "dashboard-section", "aria-labelledby": "dashboard-title" },
@@ -47,20 +47,12 @@ const VIEW = { path: "/staff/api/files", draw: drawDashboard, line: "dashboard-l
 const showDashboard = (state, background = false) => ownersView(state, VIEW, background);
 const loadDashboard = (background = false) => withOwner(showDashboard, background);
 
-function saveDashboard(body) {
-  return ownersAction(() => api("POST", "/staff/api/files/dashboard", body), (answer) => {
-    $("dashboard-password").value = "";
-    dashboardResult(answer.data.said);
-    backAfterRestart();
-  }, dashboardResult);
-}
-
 function wireFleet() {
   $("desk").append(fleetSection());
   $("dashboard-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    saveDashboard({ port: Number($("dashboard-port").value), user: $("dashboard-user").value.trim(),
-      password: $("dashboard-password").value });
+    giveFile("dashboard", { port: Number($("dashboard-port").value), user: $("dashboard-user").value.trim(),
+      password: $("dashboard-password").value }, dashboardResult, "dashboard-password");
   });
   setInterval(() => { if (csrf && !$("desk").hidden) loadDashboard(true); }, 15000);
 }

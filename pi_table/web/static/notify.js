@@ -2,7 +2,7 @@
 // ntfy...), picks the events, saves them (the table restarts to try them) and sends a test; how the
 // last message went is shown, a failure's reason too. The URL is never shown back, only its service.
 // A section's script (web/sections/notify.py): the page loads it after staff.js.
-import { $, api, backAfterRestart, csrf, el, ownersAction, ownersView, resultLine, section, t, when, withOwner } from "./staff.js";
+import { $, api, csrf, el, giveFile, ownersAction, ownersView, resultLine, section, t, when, withOwner } from "./staff.js";
 
 function notifySection() {
   return el("section", { id: "notify-section", "aria-labelledby": "notify-title" },
@@ -60,13 +60,7 @@ const loadNotify = (background = false) => withOwner(showNotify, background);
 
 const chosen = () => [...$("notify-events").querySelectorAll("input:checked")].map((box) => box.value);
 
-function saveNotify(body) {
-  return ownersAction(() => api("POST", "/staff/api/files/notify", body), (answer) => {
-    $("notify-url").value = "";
-    notifyResult(answer.data.said);
-    backAfterRestart();
-  }, notifyResult);
-}
+const saveNotify = (body) => giveFile("notify", body, notifyResult, "notify-url");
 
 function sendTest() {
   notifyResult("");

@@ -279,6 +279,17 @@ export async function ownersAction(call, done, report = say) {
   if (answer.status !== 401) report(answer.data ? answer.data.said || answer.data.error : `HTTP ${answer.status}`, true);
 }
 
+// A file the owner gives the table (``/staff/api/files/KIND``): a trial the table restarts on, and
+// goes back from by itself; ``report`` says what came of it, and the field ``secret`` (a password,
+// an address with one) is emptied once the table took it.
+export function giveFile(kind, body, report = say, secret = null) {
+  return ownersAction(() => api("POST", `/staff/api/files/${kind}`, body), (answer) => {
+    if (secret !== null) $(secret).value = "";
+    report(answer.data.said);
+    backAfterRestart();
+  }, report);
+}
+
 // -- the table ----------------------------------------------------------------------------
 
 export let grid = null;  // how the grid is drawn, as the table's answer says: cells in reading order, the operatives' edge
