@@ -29,6 +29,19 @@ class ServiceFailed(PiTableError, RuntimeError):
     """The daemon exited, or said nothing in time; the message has the end of its log."""
 
 
+def stop_as_systemd(process: subprocess.Popen[bytes], timeout: float) -> None:
+    """Stop ``process`` as ``systemctl stop`` does: SIGTERM (it saves what it must first), and
+    SIGKILL if it has not ended ``timeout`` seconds later."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 class FakeSystemd:
     def __init__(
         self, args: list[str], watchdog_s: float = 0.0, log: Path | None = None, limit_fsize: int | None = None
