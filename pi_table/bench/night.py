@@ -412,8 +412,7 @@ def run(tables: int = 4, teams: int = 18, rounds: int = 6, seed: int = 32) -> di
             for table in started:
                 table.stop()
             if board is not None:
-                board.terminate()
-                board.wait(timeout=20)
+                stop_as_systemd(board, 20)
             broker.stop()
     mine = recomputed(hosted)
     games = hosted["games_played"]
