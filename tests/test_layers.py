@@ -465,7 +465,7 @@ def test_a_device_used_out_of_order_is_a_pi_table_error(tmp_path):
 
 ROOMS = {
     "config": ["schema", "settings", "machine", "loading", "writing", "trial"],
-    "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "offsite", "restarts", "checkup",
+    "daemon": ["rounds", "notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "offsite", "restarts", "checkup",
                "root_helper", "notices", "owner_files", "files_desk", "broker_desk", "owner_notice", "owners_part", "code_desk",
                "health_desk", "care_desk", "offsite_desk", "staff_desk", "first_boot", "security", "staff_parts",
                "fleet_dashboard", "at_hand", "fleet_reports", "notice_board", "phones", "commands", "run"],

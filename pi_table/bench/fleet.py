@@ -29,6 +29,7 @@ from ..fleet.broker import LocalBroker
 from ..fleet.dashboard import write_password_file
 from ..fleet.reporter import Reporter
 from ..fleet.schema import Message
+from ..sim.systemd import stop_as_systemd
 from . import BenchFailed, percentiles
 
 MAX_TABLES = 1000
@@ -131,8 +132,7 @@ def broker_and_dashboard(settings: str = "") -> Iterator[tuple[LocalBroker, subp
             try:
                 yield broker, process, port
             finally:
-                process.terminate()
-                process.wait(timeout=30)
+                stop_as_systemd(process, 30)
         finally:
             broker.stop()
 

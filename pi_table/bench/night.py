@@ -53,6 +53,7 @@ from ..daemon.control import ControlError, request
 from ..fleet import link
 from ..fleet.broker import LocalBroker
 from ..fleet.dashboard import NIGHTS_EVERY_S
+from ..sim.systemd import stop_as_systemd
 from . import BenchFailed, percentiles
 from . import wait as bench_wait
 from .fleet import dashboard, live_stream, login
@@ -168,12 +169,8 @@ class Table:
             touches += 1
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+        if self.process is not None:
+            stop_as_systemd(self.process, 20)
         self.emulator.stop()
 
 
@@ -415,8 +412,7 @@ def run(tables: int = 4, teams: int = 18, rounds: int = 6, seed: int = 32) -> di
             for table in started:
                 table.stop()
             if board is not None:
-                board.terminate()
-                board.wait(timeout=20)
+                stop_as_systemd(board, 20)
             broker.stop()
     mine = recomputed(hosted)
     games = hosted["games_played"]

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..engine.views import LANGUAGES
-from .options import TOUCH_PORT, touch_port
+from .options import device_options
 from .output import EXIT_UNAVAILABLE, flushed
-from .tables import config_option, configured, load
+from .tables import configured, load
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -19,17 +19,13 @@ if TYPE_CHECKING:
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     selftest = commands.add_parser("selftest", help="installation day: LED walk, every pad, the buttons, the screen")
-    config_option(selftest)
-    selftest.add_argument("--hal", choices=("hw", "sim"), default="hw", help="'sim': simulated devices (nothing to touch)")
-    selftest.add_argument("--touch-port", type=touch_port, help=TOUCH_PORT)
+    device_options(selftest, "simulated devices (nothing to touch)")
     selftest.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for every check (default: 300)")
     selftest.add_argument("--lang", choices=LANGUAGES, help="the language it speaks (default: [game] language)")
     selftest.set_defaults(func=_selftest)
 
     tune = commands.add_parser("tune", help="each pad's numbers live, and thresholds from your touches (--write keeps them)")
-    config_option(tune)
-    tune.add_argument("--hal", choices=("hw", "sim"), default="hw", help="'sim': no screen (give --touch-port)")
-    tune.add_argument("--touch-port", type=touch_port, help=TOUCH_PORT)
+    device_options(tune, "no screen (give --touch-port)")
     tune.add_argument("--rest", type=float, default=3.0, help="seconds of hands off at the start, for the noise (default: 3)")
     tune.add_argument("--frames", type=int, default=0, help="stop after this many rounds of readings (default: at Ctrl-C)")
     tune.add_argument("--period-ms", type=int, default=50, help="milliseconds between rounds, 20 or more (default: 50)")

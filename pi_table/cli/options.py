@@ -11,6 +11,7 @@ from ..engine.games import DEFAULT, NAMES, AnyRules, choices, described, entry, 
 from ..engine.rules import SETUP
 from ..kinds import SerialDevice, serial_port
 from .games import KINDS, deals_keys, setup_help
+from .tables import config_option
 
 
 def starting_team(parser: argparse.ArgumentParser, args: argparse.Namespace, lang: str = "en") -> None:
@@ -35,6 +36,14 @@ def touch_port(text: str) -> SerialDevice | Literal["auto"]:
 
 
 TOUCH_PORT = "the touch board's serial port, a device under /dev, or 'auto' (overrides the configuration)"
+
+
+def device_options(parser: argparse.ArgumentParser, sim: str) -> None:
+    """A command on the table's devices: its configuration, the devices real or simulated (``sim``
+    says what 'sim' leaves to touch), and the touch board's port."""
+    config_option(parser)
+    parser.add_argument("--hal", choices=("hw", "sim"), default="hw", help=f"'sim': {sim}")
+    parser.add_argument("--touch-port", type=touch_port, help=TOUCH_PORT)
 
 
 def whole_number(option: str, least: int, most: Callable[[], int] | None = None) -> Callable[[str], int]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from .options import TOUCH_PORT, touch_port
-from .tables import Unconfigured, config_option, load, own_table, tell
+from .options import device_options
+from .tables import Unconfigured, load, own_table, tell
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -15,9 +15,7 @@ if TYPE_CHECKING:
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = commands.add_parser("run", help="run the table as a service (the daemon)")
-    config_option(run)
-    run.add_argument("--hal", choices=("hw", "sim"), default="hw", help="'sim': every device simulated, headless")
-    run.add_argument("--touch-port", type=touch_port, help=TOUCH_PORT)
+    device_options(run, "every device simulated, headless")
     run.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
     run.set_defaults(func=_run)
 

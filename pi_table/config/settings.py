@@ -19,8 +19,7 @@ from ..drivers.settings import ELECTRODE_LIMIT, PINS, ButtonPins, SpiLedConfig, 
 from ..engine import CELLS
 from ..engine.errors import Refusal
 from ..engine.games import NAMES, AnyRules, choices, entry
-from ..engine.phrase import Phrase, Text
-from ..engine.views import LANGUAGES
+from ..engine.phrase import N_, Phrase, Text
 from ..kinds import SerialDevice
 from ..night.names import Blocklist
 from ..table.input import InputSettings
@@ -33,13 +32,10 @@ from ..ui.sound import QuietHours, SoundSettings
 from .schema import (
     BY_KEY,
     EXPECTED,
-    LED_BACKENDS,
     MAX_LEDS,
     NOTICE_EVENTS,
-    SECURITY_UPDATES,
     SOCKET_PATH_MAX,
     SPI_MOSI,
-    VIDEO_DRIVERS,
     Range,
     describe,
 )
@@ -289,10 +285,7 @@ def build(values: dict[str, object], source: Path | None) -> Config:
     """Every setting object from the keys' values; ValueError (from the objects themselves,
     or about how two of them fit) when a value does not fit."""
     v = Values(values)
-    language = v.text("game.language")
-    if language not in LANGUAGES:
-        raise Refusal("the language is one of {languages}, not {language!r}", languages=", ".join(LANGUAGES),
-                      language=language)
+    language = _chosen(v, "game.language", N_("the language is one of {choices}, not {value!r}"))
     game = entry(v.text("game.game"))
     options = {choice.name: v.of(f"game.{choice.name}", choice.kind) for choice in choices()}  # as the games describe them
     dealt = {name: entry(name).rules_from(options) for name in NAMES}  # every game the table may deal checks its own
@@ -351,10 +344,8 @@ def _blocked(name: str, source: Path | None) -> Blocklist:
 
 def _security(v: Values) -> Schedule:
     """[system]: when Debian's security updates are applied (``daemon.security``, ``release.system``)."""
-    every, hour, hours = v.text("system.security_updates"), v.whole("system.security_hour"), _range("system.security_hour")
-    if every not in SECURITY_UPDATES:
-        raise Refusal("security_updates is one of {choices}, not {every!r}", choices=", ".join(SECURITY_UPDATES),
-                      every=every)
+    every = _chosen(v, "system.security_updates", N_("security_updates is one of {choices}, not {value!r}"))
+    hour, hours = v.whole("system.security_hour"), _range("system.security_hour")
     if not hours.holds(hour):
         raise Refusal("security_hour is an hour {least} to {most}, not {hour}", least=hours.least, most=hours.most,
                       hour=hour)
@@ -375,6 +366,17 @@ def _staff_session_s(v: Values) -> float:
         raise Refusal("session_min is {least} to {most} minutes, not {minutes}", least=span.least, most=span.most,
                       minutes=minutes)
     return minutes * 60.0
+
+
+def _chosen(v: Values, key: str, refusal: str) -> str:
+    """``key``'s text, one of the choices the schema gives it (those the staff page's form
+    offers); else ``refusal``, which names them and the value."""
+    value = v.text(key)
+    offered = BY_KEY[key].choices
+    assert offered, key
+    if value not in offered:
+        raise Refusal(refusal, choices=", ".join(map(str, offered)), value=value)
+    return value
 
 
 def _range(key: str) -> Range:
@@ -440,10 +442,7 @@ def _pairs(rows: list[list[int]]) -> tuple[tuple[int, int], ...]:
 
 
 def _leds(v: Values) -> LedConfig:
-    backend = v.text("leds.backend")
-    if backend not in LED_BACKENDS:
-        raise Refusal("the LED backend is one of {backends}, not {backend!r}", backends=", ".join(LED_BACKENDS),
-                      backend=backend)
+    backend = _chosen(v, "leds.backend", N_("the LED backend is one of {choices}, not {value!r}"))
     cells, edge = v.rows("leds.cells"), v.wholes("leds.edge")
     if cells:
         if len(cells) != CELLS:
@@ -481,10 +480,7 @@ def _strip_length(length: int, what: Text) -> None:
 
 
 def _screen(v: Values) -> ScreenConfig:
-    driver = v.text("screen.video_driver")
-    if driver not in VIDEO_DRIVERS:
-        raise Refusal("video_driver is one of {drivers}, not {driver!r}", drivers=", ".join(VIDEO_DRIVERS),
-                      driver=driver)
+    driver = _chosen(v, "screen.video_driver", N_("video_driver is one of {choices}, not {value!r}"))
     width, height = v.whole("screen.width"), v.whole("screen.height")
     span = _range("screen.width")
     if (width == 0) != (height == 0) or not span.holds(width) or not _range("screen.height").holds(height):

@@ -40,7 +40,6 @@ import logging
 import os
 import re
 import socket
-import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -57,6 +56,7 @@ from ..engine.views import LANGUAGES
 from ..files import PRIVATE_DIR, TooBig, read_file, write_private
 from ..table.journal import IN_PLAY, begun_last, end_play, finished, in_play
 from ..ui.i18n import say
+from .rounds import Rounds
 
 if TYPE_CHECKING:
     import datetime
@@ -641,18 +641,19 @@ def restore_upload(data: bytes, table: Table, reached: str | None = None) -> lis
 # --- the nightly backups --------------------------------------------------------------------------
 
 
-class Nightly:
+class Nightly(Rounds):
     """A backup a night in ``folder``, made at ``QUIET_HOUR`` or at the first chance after it (a
     table off at night makes it once it is on), at most ``keep`` of them and ``most`` bytes in
     all. ``clock`` is the wall clock, which tests replace; ``run`` comes round every ``every_s``."""
 
+    thread, what, first_s = "nightly-backup", "the nightly backup", NIGHTLY_FIRST_S
+
     def __init__(self, config: Config, clock: Callable[[], float] = time.time, keep: int = NIGHTLY_KEEP,
                  most: int = NIGHTLY_MOST, every_s: float = NIGHTLY_EVERY_S,
                  copies: Iterable[Callable[[Config, Path], object]] = ()) -> None:
-        self.config, self.clock, self.keep, self.most, self.every_s = config, clock, keep, most, every_s
+        super().__init__(every_s)
+        self.config, self.clock, self.keep, self.most = config, clock, keep, most
         self.copies = tuple(copies)  # where else each night's backup goes, off the SD card (``offsite``)
-        self.stopped = threading.Event()
-        self._thread: threading.Thread | None = None
         self.failed: str | None = None  # why the last night's backup could not be made, until one is (``notices``)
 
     def due(self) -> bool:
@@ -690,19 +691,6 @@ class Nightly:
         for copy in self.copies:
             copy(self.config, path)
         return path
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self.run, name="nightly-backup", daemon=True)
-        self._thread.start()
-
-    def run(self) -> None:
-        self.stopped.wait(NIGHTLY_FIRST_S)
-        while not self.stopped.is_set():
-            self.tick()
-            self.stopped.wait(self.every_s)
-
-    def stop(self) -> None:
-        self.stopped.set()
 
 
 def failed(where: str, why: Text) -> None:

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..engine.phrase import N_, Phrase, Text
 from ..engine.views import LANGUAGES
-from ..hal import AnyModel, Emit, Screen, SetupModel
-from ..hal.screen import grouped
+from ..hal import AnyModel, Screen, SetupModel
+from ..hal.screen import ScreenInFront, grouped
 from ..release import first_boot, network
 from ..release.desk import network_view
 from ..release.desk import said as said_in_each
@@ -93,25 +93,16 @@ class Table(Protocol):
     def restart(self) -> float: ...
 
 
-class SetupScreen(Screen):
+class SetupScreen(ScreenInFront):
     """The table's screen while it waits for its set-up: ``model`` (a SetupModel) instead of the
     game's; once it is None, what it is given, as before."""
 
     def __init__(self, screen: Screen) -> None:
-        self.screen = screen
+        super().__init__(screen)
         self.model: SetupModel | None = None
 
     def show(self, model: AnyModel) -> None:
         self.screen.show(self.model if self.model is not None else model)
-
-    def start(self, emit: Emit) -> None:
-        self.screen.start(emit)
-
-    def stop(self) -> None:
-        self.screen.stop()
-
-    def release_seat(self, seat: int) -> None:
-        self.screen.release_seat(seat)
 
 
 class FirstBoot:

@@ -9,7 +9,6 @@ reboot is due, and a run asked now by the owner.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +19,7 @@ from ..release import system
 from ..release.desk import said
 from ..release.layout import HOME, Releases
 from ..ui.i18n import say
+from .rounds import Rounds
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -53,19 +53,20 @@ class Table(Protocol):
     helper: RootHelper | None
 
 
-class SecurityUpdates:
+class SecurityUpdates(Rounds):
     """The schedule of ``daemon``'s table, looked at every ``every_s`` on the wall ``clock``; the
     helper's notes in ``home``; ``reboot_flag``, Debian's mark that a reboot is due (in /run,
     which a reboot empties)."""
 
+    thread, what, first_s = "security-updates", "the security updates' schedule", FIRST_S
+
     def __init__(self, daemon: Table, home: Path = HOME, clock: Callable[[], float] = time.time,
                  every_s: float = EVERY_S, reboot_flag: Path = system.REBOOT_FLAG) -> None:
-        self.daemon, self.home, self.clock, self.every_s = daemon, home, clock, every_s
+        super().__init__(every_s)
+        self.daemon, self.home, self.clock = daemon, home, clock
         self.reboot_flag = reboot_flag
         self.asked: float | None = None  # when this service last asked the helper for a run
         self.said: Text | None = None  # why the last due run could not be asked (logged once)
-        self.stopped = threading.Event()
-        self._thread: threading.Thread | None = None
 
     def note(self) -> dict[str, Any]:
         return Releases(self.home).note(system.NOTE) or {}
@@ -160,19 +161,3 @@ class SecurityUpdates:
             reboot = Phrase.of(REBOOT_FOR, packages=", ".join(due)) if due else Phrase.of(REBOOT)
             found.append({"what": say(reboot, lang), "advice": say(Phrase.of(RESTART), lang)})
         return found
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self.run, name="security-updates", daemon=True)
-        self._thread.start()
-
-    def run(self) -> None:
-        self.stopped.wait(FIRST_S)
-        while not self.stopped.is_set():
-            try:
-                self.tick()
-            except Exception:
-                log.exception("the security updates' schedule failed; it looks again in %.0f s", self.every_s)
-            self.stopped.wait(self.every_s)
-
-    def stop(self) -> None:
-        self.stopped.set()

@@ -29,28 +29,18 @@ class Alias24(Game):
     has_penalty = False
     start_follows_key = False
     seeks_own = False
+    found_all, gave_all = Termination.LAST_ASSET_ELIMINATED, Termination.OWN_LAST_ASSET
     cover_refusal = Phrase.of("Alias 24 has no covers: only targeting eliminates an alias")
 
     def natural_start(self, red: int, blue: int) -> Team:
         return Team.RED if red < blue else Team.BLUE
 
-    def _touched(self, state: State, team: Team, identity: str) -> State:
-        target = team.other
-        if identity == target.letter:
-            if state.left(target.letter) == 0:
-                return self._end(state, team, Termination.LAST_ASSET_ELIMINATED, winner=team)
-            return self._correct(state)
-        if identity == team.letter:
-            if state.left(team.letter) == 0:
-                return self._end(state, team, Termination.OWN_LAST_ASSET, winner=target)
-            return self._next_turn(state)
-        if identity == BYSTANDER:
-            return self._next_turn(state)
-        assert identity == ASSASSIN
+    def _assassin(self, state: State, team: Team) -> State:
+        """The nuke: in "mad", armed once enough aliases were targeted, it ends the game for both."""
         targeted = sum(1 for mark in state.marks if mark is not None) - 1
         if self.rules.nuke == "mad" and targeted >= MAD_ARMED_AT:
             return self._end(state, team, Termination.ARMED_NUKE, winner=None, losers=(Team.RED, Team.BLUE))
-        return self._end(state, team, Termination.NUKE, winner=target)
+        return self._end(state, team, Termination.NUKE, winner=team.other)
 
 
     def _armed(self, view: TableView) -> bool | None:

@@ -16,7 +16,7 @@ from dataclasses import replace
 from .described import GRID_LEGEND, GRID_PHASES, SPYMASTERS, Cards, Description, Score
 from .endings import Termination
 from .game import CLUE, COVER, Game, State
-from .keys import ASSASSIN, BYSTANDER, Team
+from .keys import Team
 from .phrase import N_, Phrase
 from .rules import CLUE_REQUIRED, SETUP, THREE_PLAYER
 from .views import TableView
@@ -30,20 +30,10 @@ class Codenames(Game):
     description = Description(N_("Codenames"), SPYMASTERS, (CLUE_REQUIRED, THREE_PLAYER, SETUP), legend=GRID_LEGEND,
                               phases=GRID_PHASES, cards=CARDS)
 
-    def _touched(self, state: State, team: Team, identity: str) -> State:
-        other = team.other
-        if identity == team.letter:
-            if state.left(team.letter) == 0:
-                return self._end(state, team, Termination.ALL_AGENTS_FOUND, winner=team)
-            return self._correct(state)
-        if identity == other.letter:
-            if state.left(other.letter) == 0:
-                return self._end(state, team, Termination.OPPONENTS_LAST_AGENT, winner=other)
-            return self._next_turn(state)
-        if identity == BYSTANDER:
-            return self._next_turn(state)
-        assert identity == ASSASSIN
-        return self._end(state, team, Termination.ASSASSIN, winner=other)
+    found_all, gave_all = Termination.ALL_AGENTS_FOUND, Termination.OPPONENTS_LAST_AGENT
+
+    def _assassin(self, state: State, team: Team) -> State:
+        return self._end(state, team, Termination.ASSASSIN, winner=team.other)
 
 
 class CodenamesCoop(Codenames):

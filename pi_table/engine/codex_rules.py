@@ -8,7 +8,7 @@ an option may force are named and checked here, as a setup's are.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from .described import Choice, Description
@@ -31,7 +31,7 @@ DESCRIPTION = Description(N_("Codex"), options=(SEALED_VOTES, DISCUSSION_LENGTH)
 its table; its agents and identikits have words of its own rooms'."""
 
 
-class Role(str, Enum):
+class Role(StrEnum):
     """The six roles, in the rulebook's order; three of them are in play in a game."""
 
     HACKER = "hacker"
@@ -40,9 +40,6 @@ class Role(str, Enum):
     INQUISITORE = "inquisitore"
     LEADER = "leader"
     PROFILER = "profiler"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class InvalidSetup(InvalidKey):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import TypeVar
 
 from .codex_rules import InvalidSetup, Role, check_roles
@@ -29,7 +29,7 @@ CODENAMES = (
 """The nicknames the table deals; codenames are public, so the codename fact names its agent."""
 
 
-class Faction(str, Enum):
+class Faction(StrEnum):
     RED = "red"
     BLUE = "blue"
 
@@ -37,11 +37,8 @@ class Faction(str, Enum):
     def other(self) -> Faction:
         return Faction.BLUE if self is Faction.RED else Faction.RED
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class Fact(str, Enum):
+class Fact(StrEnum):
     """The facts of an identikit an agent may tell or be made to tell."""
 
     CODENAME = "codename"
@@ -49,9 +46,6 @@ class Fact(str, Enum):
     ROLE = "role"
     POSITION = "position"
     FRAGMENT = "fragment"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 MESSAGE_FACTS = (Fact.CODENAME, Fact.FACTION, Fact.ROLE, Fact.POSITION)

@@ -30,7 +30,7 @@ from .actions import (
 from .described import Description
 from .endings import Ending, Termination
 from .errors import GameOver, InvalidAction, InvalidKey, InvalidRules, RuleError
-from .keys import CELLS, NO_CARD, Key, Layout, Team
+from .keys import ASSASSIN, BYSTANDER, CELLS, NO_CARD, Key, Layout, Team
 from .phrase import N_, Phrase
 from .rules import Rules
 from .views import SpymasterView, TableView
@@ -119,7 +119,8 @@ class State:
 
 
 class Game:
-    """Rules of one game. Subclasses set the class attributes and implement ``_touched``.
+    """Rules of one game. Subclasses set the class attributes (the endings ``found_all`` and
+    ``gave_all`` among them) and implement ``_assassin``.
 
     The public API follows OpenSpiel: ``start``, ``legal_actions``, ``apply``,
     ``current_team``, ``returns``, and two observers, ``table_view`` (what the operatives
@@ -131,6 +132,8 @@ class Game:
     has_penalty: ClassVar[bool] = True
     start_follows_key: ClassVar[bool] = True  # Codenames: the team with 9 agents starts
     seeks_own: ClassVar[bool] = True  # a team is after its own cards (Alias 24's eliminates the other's)
+    found_all: ClassVar[Termination]  # a team touched the last card of the side it seeks: it wins
+    gave_all: ClassVar[Termination]  # a team touched the last card of the other side: it loses
 
     @property
     def title(self) -> str:
@@ -343,6 +346,24 @@ class Game:
         return Phrase.of("the {team} spymaster may cover one of {team}'s agents, then gives the clue", team=state.team)
 
     def _touched(self, state: State, team: Team, identity: str) -> State:
+        """A card touched: the side the team seeks (``seeks_own``) counts, and wins on its last
+        card (``found_all``); the other side's ends the turn, and loses on its last card
+        (``gave_all``); a bystander ends the turn; the assassin is the game's own."""
+        sought = team if self.seeks_own else team.other
+        if identity == sought.letter:
+            if state.left(sought.letter) == 0:
+                return self._end(state, team, self.found_all, winner=team)
+            return self._correct(state)
+        if identity == sought.other.letter:
+            if state.left(sought.other.letter) == 0:
+                return self._end(state, team, self.gave_all, winner=team.other)
+            return self._next_turn(state)
+        if identity == BYSTANDER:
+            return self._next_turn(state)
+        assert identity == ASSASSIN
+        return self._assassin(state, team)
+
+    def _assassin(self, state: State, team: Team) -> State:
         raise NotImplementedError
 
     def _correct(self, state: State) -> State:

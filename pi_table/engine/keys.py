@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from .errors import InvalidKey
 from .phrase import Phrase
@@ -26,7 +26,7 @@ NO_CARD = "."
 IDENTITIES = RED_AGENT + BLUE_AGENT + BYSTANDER + ASSASSIN + NO_CARD
 
 
-class Team(str, Enum):
+class Team(StrEnum):
     """A side of the table. A ``str`` so that it prints and serialises as ``"red"``/``"blue"``."""
 
     RED = "red"
@@ -40,9 +40,6 @@ class Team(str, Enum):
     def letter(self) -> str:
         """The key letter of this team's cards."""
         return RED_AGENT if self is Team.RED else BLUE_AGENT
-
-    def __str__(self) -> str:
-        return self.value
 
     @classmethod
     def parse(cls, text: str) -> Team:

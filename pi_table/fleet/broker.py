@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from ..errors import PiTableError
+from ..sim.systemd import stop_as_systemd
 
 MOSQUITTO = ("mosquitto", "/usr/sbin/mosquitto")  # Debian puts it in sbin, off a user's PATH
 
@@ -75,13 +76,8 @@ class LocalBroker:
 
     def stop(self) -> None:
         """Stop it as systemd does (SIGTERM: it saves its sessions first)."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        if self.process is not None:
+            stop_as_systemd(self.process, 10)
         self.process = None
 
     def log(self) -> str:

@@ -60,8 +60,8 @@ from ..engine.phrase import N_, Phrase, Text
 from ..errors import PiTableError
 from ..files import write_private
 from ..hal import Screen
-from ..hal.events import Emit, is_fault
-from ..hal.screen import AnyModel
+from ..hal.events import is_fault
+from ..hal.screen import AnyModel, ScreenInFront
 from . import link, schema
 from .link import topic
 from .schema import Message
@@ -165,9 +165,10 @@ class Reporter:
         self._offered: Message | None = None
         self._offered_at = 0.0  # when (monotonic): a heartbeat's uptime runs on from the status's
         self._sent: Message | None = None  # the last status message made (sent, or waiting for the broker)
-        self._night: str | None = None  # the night's message (``night``), sent again on every connect
-        self._plan: str | None = None  # the plan of the night this table hosts (``plan``), likewise
-        self._league: dict[str, str] = {}  # the nights it closed or corrected since its start, to the league, likewise
+        # by topic, what is kept retained there and sent again on every connect (``_retain``): the night's
+        # message (``night``), the plan of the night this table hosts (``plan``), and the nights it closed or
+        # corrected since its start, to the league (``league_night``)
+        self._retained: dict[str, str] = {}
         self.recorder: Recorder | None = None  # the table's part in game nights (``take_night``)
         self._lock = threading.Lock()
         self._wake = threading.Event()
@@ -259,17 +260,18 @@ class Reporter:
         """The table's game night as it stands (``night.recorder.Recorder.report``), from the
         loop's thread: published retained now if the broker is there, and again on every
         connect, so a table that was away sends its night's games when it comes back."""
-        if report is None:
-            return
-        payload = json.dumps(report)
-        if not fits("night", payload):
-            return
-        self._night = payload
-        if self.connected.is_set():
-            self._publish_night(payload)
+        if report is not None:
+            self._retain("night", topic(self.table_id, "night"), report)
 
-    def _publish_night(self, payload: str) -> None:
-        self.client.publish(topic(self.table_id, "night"), payload, qos=1, retain=True)
+    def _retain(self, kind: str, where: str, message: Message) -> None:
+        """``message`` published retained on ``where`` now if the broker is there, and again on
+        every connect; one too big for a ``kind`` of message (``fits``) is not sent."""
+        payload = json.dumps(message)
+        if not fits(kind, payload):
+            return
+        self._retained[where] = payload
+        if self.connected.is_set():
+            self.client.publish(where, payload, qos=1, retain=True)
 
     def take_night(self, recorder: Recorder) -> None:
         """The table's part in game nights, before ``start``: its night's games and, when it hosts
@@ -305,27 +307,15 @@ class Reporter:
         from . import league  # the league's fold and its page: loaded at a table of a café in a league alone
 
         message = league.record(night, self.config.cafe, self.table_id)
-        if message is None:
-            return
-        payload = json.dumps(message)
-        if not fits("league.night", payload):
-            return
-        where = league.night_topic(self.config.league, self.config.cafe, self.table_id, night.id)
-        self._league[where] = payload
-        if self.connected.is_set():
-            self.client.publish(where, payload, qos=1, retain=True)
+        if message is not None:
+            self._retain("league.night", league.night_topic(self.config.league, self.config.cafe, self.table_id,
+                                                            night.id), message)
 
     def plan(self, plan: Message | None) -> None:
         """The plan of the night this table hosts (``Recorder.plan``): published retained now
         if the broker is there, and again on every connect; None (it hosts none) sends nothing."""
-        if plan is None:
-            return
-        payload = json.dumps(plan)
-        if not fits("plan", payload):
-            return
-        self._plan = payload
-        if self.connected.is_set():
-            self.client.publish(topic(self.table_id, "plan"), payload, qos=1, retain=True)
+        if plan is not None:
+            self._retain("plan", topic(self.table_id, "plan"), plan)
 
     def event(self, event: Message) -> None:
         """Publish one event (QoS 1); queued while the broker is away, dropped when the queue is full."""
@@ -400,11 +390,7 @@ class Reporter:
                 client.subscribe(f"league/{self.config.league}/season", qos=1)
         if self._sent is not None:
             self._publish_status(self._sent)
-        if (night := self._night) is not None:
-            self._publish_night(night)
-        if (plan := self._plan) is not None:
-            client.publish(topic(self.table_id, "plan"), plan, qos=1, retain=True)
-        for where, payload in list(self._league.items()):
+        for where, payload in list(self._retained.items()):
             client.publish(where, payload, qos=1, retain=True)
 
     def _connect_failed(self, client: mqtt.Client, userdata: Any) -> None:
@@ -493,13 +479,14 @@ class Reporter:
                     "error": answer.get("error")})
 
 
-class ReportingScreen(Screen):
+class ReportingScreen(ScreenInFront):
     """The table's screen, telling the reporter after each model it shows: the loop shows
     after every change, so this is when the status may have changed. ``shown`` runs in the
     loop's thread and must be quick (it hands the status over and returns)."""
 
     def __init__(self, screen: Screen, shown: Callable[[], None]) -> None:
-        self.screen, self.shown = screen, shown
+        super().__init__(screen)
+        self.shown = shown
 
     def show(self, model: AnyModel) -> None:
         self.screen.show(model)
@@ -507,15 +494,6 @@ class ReportingScreen(Screen):
             self.shown()
         except Exception:  # the reports are never worth a game: log, play on
             log.exception("the table's status could not be handed to the fleet's reporter")
-
-    def start(self, emit: Emit) -> None:
-        self.screen.start(emit)
-
-    def stop(self) -> None:
-        self.screen.stop()
-
-    def release_seat(self, seat: int) -> None:
-        self.screen.release_seat(seat)
 
 
 class FleetOff(PiTableError, ValueError):

@@ -127,6 +127,23 @@ class Screen(ABC):
         raise InvalidAction("this table has no phone pages (the companion is off): there is no seat link to release")
 
 
+class ScreenInFront(Screen):
+    """A screen standing in front of another (``screen``, the table's own): it starts, stops and
+    releases seats as that one does; a subclass says in ``show`` what it changes or adds."""
+
+    def __init__(self, screen: Screen) -> None:
+        self.screen = screen
+
+    def start(self, emit: Emit) -> None:
+        self.screen.start(emit)
+
+    def stop(self) -> None:
+        self.screen.stop()
+
+    def release_seat(self, seat: int) -> None:
+        self.screen.release_seat(seat)
+
+
 class SimScreen(Screen):
     """Records every model it is shown; ``tap(command)`` plays a spymaster's tap."""
 

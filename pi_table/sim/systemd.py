@@ -20,13 +20,26 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from ..errors import PiTableError
 
 
 class ServiceFailed(PiTableError, RuntimeError):
     """The daemon exited, or said nothing in time; the message has the end of its log."""
+
+
+def stop_as_systemd(process: subprocess.Popen[Any], timeout: float) -> None:
+    """Stop ``process`` as ``systemctl stop`` does: SIGTERM (it saves what it must first), and
+    SIGKILL if it has not ended ``timeout`` seconds later."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 class FakeSystemd:

@@ -435,7 +435,7 @@ def fact_value(words: Speaker, fact: Fact, value: str | int) -> str:
     if fact is Fact.FACTION:
         return str(TeamWord(str(value), words.lang))
     if fact is Fact.ROLE:
-        return words.gettext(ROLE_TITLES[Role(value)])
+        return words.gettext(ROLE_TITLES[Role(str(value))])
     return str(value)
 
 

@@ -275,6 +275,7 @@ TEXTS = (
     *ADVICE.values(),
     OWNER_NEEDED,  # the owner's parts of the page say so while locked (staff.js's locked), as the table answers
     OWNER_UNSET,
+    N_("This needs the owner's passphrase: give it under Owner."),  # an owner's view while locked (ownersView)
 )
 """The page's words (its script looks each one up by its English text, ``/staff/words/LANG``)."""
 
@@ -898,13 +899,8 @@ class StaffPage:
             return await self._owner(request, session)
         lang = language(request)
         checked = await self.owner.step_up(request, session, body["passphrase"], line_code(request, body))
-        if checked is not None and checked.why is Why.NO_SECRET:
-            return no_owner(request)
-        if checked is not None and checked.why is Why.WRONG:  # 403, not the login's 401: the session goes on
-            log.warning("staff page: a wrong owner's passphrase from %s", request.remote)
-            return web.json_response({"ok": False, "error": translation(lang).gettext(WRONG_PASSPHRASE)}, status=403)
-        if checked is not None:
-            return refused(checked, lang)
+        if (refusal := owner_refused(checked, request, lang)) is not None:
+            return refusal
         log.warning("staff page: the owner's passphrase given from %s", request.remote)
         response = await self._owner(request, session)
         self.owner.door.remember(request, response)
@@ -992,6 +988,20 @@ def refused(refused: Refused, lang: str) -> web.Response:
     text = translation(lang).gettext(said).format(seconds=refused.wait_s)
     answer = {"ok": False, "error": text, **({"line": True} if refused.line else {})}
     return web.json_response(answer, status=refused.status, headers={**_PRIVATE, **refused.headers})
+
+
+def owner_refused(checked: Refused | None, request: web.Request, lang: str, given: str = "") -> web.Response | None:
+    """The answer to an owner's passphrase the owner's door did not take, None when it did: 409 with
+    none set; 403 for a wrong one, not the login's 401, so the session goes on (logged with what it
+    was ``given`` for); else the door's own refusal."""
+    if checked is None:
+        return None
+    if checked.why is Why.NO_SECRET:
+        return no_owner(request)
+    if checked.why is Why.WRONG:
+        log.warning("staff page: a wrong owner's passphrase%s from %s", given, request.remote)
+        return web.json_response({"ok": False, "error": translation(lang).gettext(WRONG_PASSPHRASE)}, status=403)
+    return refused(checked, lang)
 
 
 def no_owner(request: web.Request) -> web.Response:

@@ -18,7 +18,6 @@ TEXTS: tuple[str, ...] = (
     N_("Set the fleet broker first: the dashboard reads every table from it."),
     N_("This table shows the café's dashboard; log in there with the owner's passphrase."),
     N_("This table does not show the café's dashboard."),
-    N_("This needs the owner's passphrase: give it under Owner."),
 )
 
 

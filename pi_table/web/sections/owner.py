@@ -25,7 +25,7 @@ from ...engine.phrase import N_
 from ...ui.i18n import say, translation
 from ..auth import Session, Why
 from ..roles import MIN_PASSPHRASE, OWNER_S, Route, new_recovery_code, owner, set_passphrase, staff
-from ..staff import WRONG_CODE, WRONG_PASSPHRASE, Section, StaffPage, TableCode, bad, language, log, no_owner, refused
+from ..staff import WRONG_CODE, Section, StaffPage, TableCode, bad, language, log, owner_refused, refused
 
 TEXTS: tuple[str, ...] = (
     N_("Owner"),
@@ -88,13 +88,8 @@ class OwnerSection(Section[TableCode], name="owner", script="owner.js", texts=TE
             return bad('expected {"old": THE OWNER\'S PASSPHRASE NOW, "new": THE NEW ONE}')
         lang = language(request)
         checked = await self.page.owner.door.check(request, body["old"])
-        if checked is not None and checked.why is Why.NO_SECRET:
-            return no_owner(request)
-        if checked is not None and checked.why is Why.WRONG:
-            log.warning("staff page: a wrong owner's passphrase to change it from %s", request.remote)
-            return web.json_response({"ok": False, "error": translation(lang).gettext(WRONG_PASSPHRASE)}, status=403)
-        if checked is not None:
-            return refused(checked, lang)
+        if (refusal := owner_refused(checked, request, lang, " to change it")) is not None:
+            return refusal
         answer = self._new_passphrase(session, body["new"], lang)
         log.warning("staff page: the owner's passphrase was changed from %s", request.remote)
         return answer

@@ -19,13 +19,12 @@ from ..staff import (
     MIN_PIN,
     REFUSALS,
     WRONG_CODE,
-    WRONG_PASSPHRASE,
     Section,
     TableCode,
     bad,
     language,
     log,
-    no_owner,
+    owner_refused,
     refused,
     set_pin,
 )
@@ -94,13 +93,8 @@ class PinSection(Section[TableCode], name="pin", script="pin.js", texts=TEXTS):
         if not self.table.recovery.active:  # no passphrase is tried without a code that could be spent
             return _wrong_code(lang)
         owner = await self.page.owner.door.check(request, body["passphrase"])
-        if owner is not None and owner.why is Why.NO_SECRET:
-            return no_owner(request)
-        if owner is not None and owner.why is Why.WRONG:
-            log.warning("staff page: a wrong owner's passphrase with a PIN reset code from %s", request.remote)
-            return web.json_response({"ok": False, "error": translation(lang).gettext(WRONG_PASSPHRASE)}, status=403)
-        if owner is not None:
-            return refused(owner, lang)
+        if (refusal := owner_refused(owner, request, lang, " with a PIN reset code")) is not None:
+            return refusal
         checked = await self.page.gate.check(request, body["code"], self.table.recovery.redeem)
         if checked is not None and checked.why is Why.WRONG:
             log.warning("staff page: a wrong PIN reset code from %s", request.remote)

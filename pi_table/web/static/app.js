@@ -373,7 +373,7 @@ function placed(line) {
 
 const STANDINGS_POLL_MS = 60000;  // a stream down: the standings still come, a minute late at most
 
-let standingsShown = null;  // the night as the block last drew it, in its language
+const blocksShown = {};  // by a block's id, what it last drew, in its language
 let nightKnown = null;  // the night as last fetched: what changed since is said
 
 async function standings() {
@@ -395,41 +395,40 @@ async function standings() {
 const SEASON = [N_("Nights"), N_("Points"), N_("played"), N_("won"), N_("lost"), N_("rating")];
 const SEASON_FIELDS = ["nights", "points", "played", "won", "lost", "rating"];
 let leagueKnown = null;  // the league's season as last fetched (null: the café is in none, or none heard yet)
-let leagueShown = null;
+
+function redrawn(id, known, fill) {
+  // The block ``id`` drawn again (its children ``fill(known)``) only when what it shows or the page's words
+  // changed since it was last drawn; hidden and empty while nothing is ``known``.
+  const drawing = JSON.stringify([words.lang, known]);
+  if (drawing === blocksShown[id]) return;
+  blocksShown[id] = drawing;
+  const box = document.getElementById(id);
+  box.hidden = !known;
+  box.replaceChildren(...(known ? fill(known) : []));
+}
 
 function drawLeague() {
-  // The league's block, drawn again only when the season or the page's words changed.
-  const box = document.getElementById("league");
-  const season = leagueKnown;
-  const drawing = JSON.stringify([words.lang, season]);
-  if (drawing === leagueShown) return;
-  leagueShown = drawing;
-  box.hidden = !season;
-  if (!season) { box.replaceChildren(); return; }
-  box.replaceChildren(
+  redrawn("league", leagueKnown, (season) => [
     el("h2", {}, t("The league {league}", {league: season.league})),
     el("div", {class: "scroll", tabindex: "0", role: "region", "aria-label": t("The season")}, el("table", {class: "facts"},
       el("tr", {}, el("th", {}, t("Team")), SEASON.map((name) => el("th", {}, t(name)))),
       season.season.map((line) => el("tr", {class: "standing"}, el("td", {}, `${placed(line)} ${line.team}`),
-        SEASON_FIELDS.map((field) => el("td", {}, number(line[field]))))))));
+        SEASON_FIELDS.map((field) => el("td", {}, number(line[field])))))))]);
 }
 
 function drawStandings() {
-  // The night's block, drawn again only when the night or the page's words changed.
-  const box = document.getElementById("standings");
-  const night = nightKnown;
-  const drawing = JSON.stringify([words.lang, night]);
-  if (drawing === standingsShown) return;
-  standingsShown = drawing;
-  box.hidden = !night;
-  if (!night) { box.replaceChildren(); return; }
+  redrawn("standings", nightKnown, standingsBlock);
+}
+
+function standingsBlock(night) {
+  // The night's block: its standings, the round under way and who sits it out.
   const round = night.closed ? null : night.rounds[night.rounds.length - 1];
   const columns = [...STANDING.map((name) => [name, name]),
     ...tiebreakOrder(night.tiebreak).flatMap((name) => TIEBREAKS[name][1])];
   // The teams that asked to sit out the round under way and the next one (a bye at their asking).
   const asked = round ? [round.number, round.number + 1].map((number) => [number, (night.rests || {})[String(number)] || []])
     .filter(([, names]) => names.length) : [];
-  box.replaceChildren(...[
+  return [
     el("h2", {}, night.closed ? `${t("Final standings")}: ${night.name}` : `${t("Standings")}: ${night.name}`),
     el("p", {class: "tiebreak"}, t("Tie-break: {tiebreak}", {tiebreak: tiebreakWords(night.tiebreak)})),
     el("div", {class: "scroll", tabindex: "0", role: "region", "aria-label": t("Standings")}, el("table", {class: "facts"},
@@ -443,7 +442,7 @@ function drawStandings() {
     round && round.resting.length ? el("p", {class: "resting"}, `${t("sitting out")}: ${round.resting.join(", ")}`) : null,
     ...asked.map(([number, names]) => el("p", {class: "asked"},
       t("Round {number}, sitting out at their asking: {teams}", {number, teams: names.join(", ")}))),
-  ].filter((node) => node !== null));
+  ].filter((node) => node !== null);
 }
 
 function sayChanges(before, now) {

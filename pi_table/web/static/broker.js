@@ -3,7 +3,7 @@
 // staff page (the broker's address, its name, its password until the owner says it was given, the
 // CA certificate), adds tables later, gives one a new password or takes one off. Its result shows
 // beside its button. A section's script (web/sections/broker.py): the page loads it after staff.js.
-import { $, api, csrf, download, el, ownersAction, reportActs, resultLine, section, t, unlocked } from "./staff.js";
+import { $, api, csrf, download, el, ownersAction, ownersView, resultLine, section, t, withOwner } from "./staff.js";
 
 const CA_FILE = "pi-table-broker-ca.crt";
 let asked = null;  // when the table took the change asked (its clock): settled once the broker's note is as new
@@ -171,26 +171,11 @@ function drawBroker(data) {
   }
 }
 
-async function loadBroker(background = false) {
-  const owner = await api("GET", "/staff/api/owner", undefined, background);
-  if (!owner.ok) return;
-  reportActs(owner.data);  // a result kept across the restart it caused settles what was asked
-  await showBroker(owner.data, background);
-}
-
-// The broker's view is the owner's (it holds passwords): asked only while this phone acts as the
-// owner. Told the owner's state as it changes (unlocked on this page: drawn at once, not at the next poll).
-async function showBroker(state, background = false) {
-  if (!unlocked(state)) {
-    $("cafe-broker-form").hidden = true;
-    $("cafe-broker-given").hidden = true;
-    $("cafe-broker-last").hidden = true;
-    $("cafe-broker-line").textContent = t("This needs the owner's passphrase: give it under Owner.");
-    return;
-  }
-  const answer = await api("GET", "/staff/api/broker", undefined, background);
-  if (answer.ok) drawBroker(answer.data);
-}
+// The broker's view is the owner's: it holds passwords.
+const VIEW = { path: "/staff/api/broker", draw: drawBroker, line: "cafe-broker-line",
+  hidden: ["cafe-broker-form", "cafe-broker-given", "cafe-broker-last"] };
+const showBroker = (state, background = false) => ownersView(state, VIEW, background);
+const loadBroker = (background = false) => withOwner(showBroker, background);
 
 // A change asked: the broker read every 2 s until the helper has settled it (seconds), through the
 // restart of this table that may follow and until the owner's actions are unlocked again after it.

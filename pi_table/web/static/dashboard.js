@@ -2,7 +2,7 @@
 // machine needed), reading the broker as the dashboard's own user; the owner turns it on or off
 // here, and the table restarts to try it. Its result shows beside its button. A section's script
 // (web/sections/dashboard.py): the page loads it after staff.js.
-import { $, api, backAfterRestart, csrf, el, ownersAction, reportActs, resultLine, section, t, unlocked } from "./staff.js";
+import { $, csrf, el, giveFile, ownersView, resultLine, section, t, withOwner } from "./staff.js";
 
 function fleetSection() {
   return el("section", { id: "dashboard-section", "aria-labelledby": "dashboard-title" },
@@ -42,39 +42,17 @@ function drawDashboard(files) {
   }
 }
 
-async function loadDashboard(background = false) {
-  const owner = await api("GET", "/staff/api/owner", undefined, background);
-  if (!owner.ok) return;
-  reportActs(owner.data);
-  await showDashboard(owner.data, background);
-}
-
-// The owner's files are asked only while this phone acts as the owner: no 403 (or 409) otherwise.
-// Told the owner's state as it changes (unlocked on this page: drawn at once, not at the next poll).
-async function showDashboard(state, background = false) {
-  if (!unlocked(state)) {
-    $("dashboard-form").hidden = true;
-    $("dashboard-line").textContent = t("This needs the owner's passphrase: give it under Owner.");
-    return;
-  }
-  const answer = await api("GET", "/staff/api/files", undefined, background);
-  if (answer.ok) drawDashboard(answer.data);
-}
-
-function saveDashboard(body) {
-  return ownersAction(() => api("POST", "/staff/api/files/dashboard", body), (answer) => {
-    $("dashboard-password").value = "";
-    dashboardResult(answer.data.said);
-    backAfterRestart();
-  }, dashboardResult);
-}
+// The owner's files: the dashboard's part of them.
+const VIEW = { path: "/staff/api/files", draw: drawDashboard, line: "dashboard-line", hidden: ["dashboard-form"] };
+const showDashboard = (state, background = false) => ownersView(state, VIEW, background);
+const loadDashboard = (background = false) => withOwner(showDashboard, background);
 
 function wireFleet() {
   $("desk").append(fleetSection());
   $("dashboard-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    saveDashboard({ port: Number($("dashboard-port").value), user: $("dashboard-user").value.trim(),
-      password: $("dashboard-password").value });
+    giveFile("dashboard", { port: Number($("dashboard-port").value), user: $("dashboard-user").value.trim(),
+      password: $("dashboard-password").value }, dashboardResult, "dashboard-password");
   });
   setInterval(() => { if (csrf && !$("desk").hidden) loadDashboard(true); }, 15000);
 }

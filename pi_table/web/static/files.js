@@ -1,7 +1,7 @@
 // The staff page's owner's files: the HTTPS certificate (uploaded, or made self-signed), the fleet
 // broker's address and password, the words a night's team names may not use; each a trial the
 // table restarts on. A section's script (web/sections/files.py): the page loads it after staff.js.
-import { $, api, backAfterRestart, el, locked, ownersAction, say, section, t, unlocked } from "./staff.js";
+import { $, api, el, giveFile, locked, say, section, t, unlocked } from "./staff.js";
 
 function filesSection() {
   const label = (id, text) => el("label", { for: id, "data-t": text, text: t(text) });
@@ -46,12 +46,6 @@ async function loadFiles() {
   $("broker-table").value = files.broker.table_id;
   $("broker-note").hidden = !files.broker.password_set;
   $("blocked-words").value = files.blocked_words.join("\n");
-}
-
-// A file the owner gives the table: a trial the table restarts on, and goes back from by itself.
-function giveFile(kind, body) {
-  return ownersAction(() => api("POST", `/staff/api/files/${kind}`, body),
-    (answer) => { say(answer.data.said); backAfterRestart(); });
 }
 
 $("desk").append(filesSection());

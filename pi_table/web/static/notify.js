@@ -2,7 +2,7 @@
 // ntfy...), picks the events, saves them (the table restarts to try them) and sends a test; how the
 // last message went is shown, a failure's reason too. The URL is never shown back, only its service.
 // A section's script (web/sections/notify.py): the page loads it after staff.js.
-import { $, api, backAfterRestart, csrf, el, ownersAction, reportActs, resultLine, section, t, unlocked, when } from "./staff.js";
+import { $, api, csrf, el, giveFile, ownersAction, ownersView, resultLine, section, t, when, withOwner } from "./staff.js";
 
 function notifySection() {
   return el("section", { id: "notify-section", "aria-labelledby": "notify-title" },
@@ -51,35 +51,16 @@ function drawNotify(state) {
   }
 }
 
-async function loadNotify(background = false) {
-  const owner = await api("GET", "/staff/api/owner", undefined, background);
-  if (!owner.ok) return;
-  reportActs(owner.data);
-  await showNotify(owner.data, background);
-}
-
-// Asked only while this phone acts as the owner: no 403 otherwise.
+const VIEW = { path: "/staff/api/notify", draw: drawNotify, line: "notify-line", hidden: ["notify-form", "notify-last"] };
 async function showNotify(state, background = false) {
-  if (!unlocked(state)) {
-    $("notify-form").hidden = true;
-    $("notify-last").hidden = true;
-    $("notify-line").textContent = t("This needs the owner's passphrase: give it under Owner.");
-    return;
-  }
-  const answer = await api("GET", "/staff/api/notify", undefined, background);
-  if (answer.ok) drawNotify(answer.data);
-  else if (answer.data && answer.data.error) $("notify-line").textContent = answer.data.error;
+  const answer = await ownersView(state, VIEW, background);
+  if (answer && !answer.ok && answer.data && answer.data.error) $("notify-line").textContent = answer.data.error;
 }
+const loadNotify = (background = false) => withOwner(showNotify, background);
 
 const chosen = () => [...$("notify-events").querySelectorAll("input:checked")].map((box) => box.value);
 
-function saveNotify(body) {
-  return ownersAction(() => api("POST", "/staff/api/files/notify", body), (answer) => {
-    $("notify-url").value = "";
-    notifyResult(answer.data.said);
-    backAfterRestart();
-  }, notifyResult);
-}
+const saveNotify = (body) => giveFile("notify", body, notifyResult, "notify-url");
 
 function sendTest() {
   notifyResult("");

@@ -240,6 +240,27 @@ export function reportActs(state) {
   }
 }
 export const unlocked = (state) => state.set && state.left_s > 0;
+// An owner's view (a section's GET of what holds the owner's files or passwords) asked only while
+// this phone acts as the owner: no 403 (or 409) otherwise. Locked, its ``hidden`` parts are hidden
+// and its ``line`` says what it needs (null); else the answer, ``draw``n when it is ok. Told the
+// owner's state as it changes (unlocked on this page: drawn at once, not at the next poll).
+export async function ownersView(state, view, background = false) {
+  if (!unlocked(state)) {
+    for (const id of view.hidden) $(id).hidden = true;
+    $(view.line).textContent = t("This needs the owner's passphrase: give it under Owner.");
+    return null;
+  }
+  const answer = await api("GET", view.path, undefined, background);
+  if (answer.ok) view.draw(answer.data);
+  return answer;
+}
+// The owner's state asked again (the results of its acts said), then given to ``view``: an owner's section's poll.
+export async function withOwner(view, background = false) {
+  const owner = await api("GET", "/staff/api/owner", undefined, background);
+  if (!owner.ok) return;
+  reportActs(owner.data);  // a result kept across the restart it caused settles what was asked
+  await view(owner.data, background);
+}
 export function locked(state) {
   return state.set ? t("this needs the owner's passphrase: give it under Owner, then try again")
     : t("this needs the owner, and no owner's passphrase is set: sudo pi-table set-owner-passphrase");
@@ -256,6 +277,17 @@ export async function ownersAction(call, done, report = say) {
     return askOwner(answer.data.error, () => ownersAction(call, done, report));
   }
   if (answer.status !== 401) report(answer.data ? answer.data.said || answer.data.error : `HTTP ${answer.status}`, true);
+}
+
+// A file the owner gives the table (``/staff/api/files/KIND``): a trial the table restarts on, and
+// goes back from by itself; ``report`` says what came of it, and the field ``secret`` (a password,
+// an address with one) is emptied once the table took it.
+export function giveFile(kind, body, report = say, secret = null) {
+  return ownersAction(() => api("POST", `/staff/api/files/${kind}`, body), (answer) => {
+    if (secret !== null) $(secret).value = "";
+    report(answer.data.said);
+    backAfterRestart();
+  }, report);
 }
 
 // -- the table ----------------------------------------------------------------------------
