@@ -713,6 +713,111 @@ def test_the_league_page_shows_the_season_in_both_languages_exports_it_and_sends
             client.loop_stop()
 
 
+@pytest.mark.broker
+def test_the_organiser_signs_in_and_merges_two_teams_on_the_page_which_the_roster_keeps_and_the_cafes_hear(
+        broker, tmp_path):
+    """Issue 64: the league's page, given a password, lets the organiser sign in (the staff page's
+    Gate: a wrong password refused) and merge two teams of the season with a form that carries the
+    session's token from the page's own origin; the roster keeps the merge (the file before it
+    kept beside it), the season sent down is merged, and a league read from the roster again
+    folds the same season. Each night's TRF and the season's workbook are downloaded from the page."""
+    import http.cookiejar
+    import io
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    from openpyxl import load_workbook
+
+    from pi_table import config
+    from pi_table.fleet.dashboard import hash_password
+    from pi_table.fleet.league_page import LeaguePage, read_roster
+    from pi_table.fleet.link import client as link_client
+    from pi_table.web.night import night_trf
+
+    from helpers import wait_for
+
+    books, played = two_cafes_coded(tmp_path)
+    roster = tmp_path / "roster.toml"
+    roster.write_text('[teams]\nOWL7 = "The Owls"\n')
+    settings = config.broker(broker.url)
+    sender = link_client(settings, "café")
+    sender.connect(settings.host, settings.port)
+    sender.loop_start()
+    seasons: list[bytes] = []
+    listener = link_client(settings, "a café's table")
+    listener.on_connect = lambda client, userdata, flags, reason, properties: client.subscribe("league/spring/season", 1)
+    listener.on_message = lambda client, userdata, message: seasons.append(message.payload)
+    listener.connect(settings.host, settings.port)
+    listener.loop_start()
+    page = LeaguePage(settings, read_roster(roster).league("spring"), "127.0.0.1", 0,
+                      password_hash=hash_password("organiser-secret"), roster=roster)
+    page.start()
+    jar = http.cookiejar.CookieJar()
+    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+
+    def fetch(path: str, form: dict[str, str] | None = None, origin: str | None = None) -> tuple[int, bytes]:
+        asked = urllib.request.Request(page.url + path, data=None if form is None else
+                                       urllib.parse.urlencode(form).encode(),
+                                       headers={"Origin": origin} if origin else {})
+        try:
+            with browser.open(asked, timeout=10) as answer:
+                return answer.status, answer.read()
+        except urllib.error.HTTPError as refused:
+            return refused.code, refused.read()
+
+    try:
+        for cafe, host, night in played:
+            sender.publish(*sent(night, cafe, host), qos=1, retain=True)
+        wait_for(lambda: len(page.league.nights) == len(played), "every night at the page", 10)
+        status, shown_page = fetch("/")
+        assert status == 200 and b'href="/login"' in shown_page and b'action="/merge"' not in shown_page
+        assert fetch("/merge", {"duplicate": "lynx", "into": "NEW9"})[1].count(b'type="password"') == 1  # to the login
+        assert fetch("/login", {"password": "not-the-secret"})[0] == 401
+        assert fetch("/login", {"password": "organiser-secret"}, origin="http://elsewhere.example")[0] == 403
+        status, signed_in = fetch("/login", {"password": "organiser-secret"})
+        assert status == 200 and b'action="/merge"' in signed_in
+        token = re.search(rb'name="csrf" value="([^"]+)"', signed_in).group(1).decode()
+        keys = {line.key for line in page.league.season()}
+        assert {"moles", "otters"} <= keys  # one team, as Moles at one café and Otters at the other
+        assert fetch("/merge", {"csrf": "forged", "duplicate": "otters", "into": "moles"})[0] == 403
+        assert fetch("/merge", {"csrf": token, "duplicate": "otters", "into": "moles"},
+                     origin="http://elsewhere.example")[0] == 403
+        status, refused = fetch("/merge", {"csrf": token, "duplicate": "otters", "into": "otters"})
+        assert status == 409 and b"not one twice" in refused
+        assert not (tmp_path / "roster.toml.good").exists() and page.league.merged == {}
+        status, merged = fetch("/merge?lang=it", {"csrf": token, "duplicate": "otters", "into": "moles"})
+        assert status == 200 and "Otters e Moles sono una sola squadra".encode() in merged
+        assert read_roster(roster).merged == {"otters": "moles"}
+        assert (tmp_path / "roster.toml.good").read_text() == '[teams]\nOWL7 = "The Owls"\n'
+        season = page.league.season()
+        assert "otters" not in {line.key for line in season}
+        moles = next(line for line in season if line.key == "moles")
+        assert (moles.nights, moles.cafes) == (2, ("bar-milano", "bar-roma"))
+        again = read_roster(roster).league("spring")
+        for cafe, host, night in played:
+            again.take(*sent(night, cafe, host))
+        assert shown(again.season(), again) == shown(season, page.league)
+        wait_for(lambda: seasons and [line["key"] for line in json.loads(seasons[-1])["season"]] ==
+                 [line.key for line in season], "the merged season sent down", 10)
+        cafe, host, night = played[0]
+        status, trf = fetch(f"/nights/{cafe}/{host}/{night.id}.trf")
+        assert status == 200 and trf.decode() == night_trf(books[cafe].night_of(night.id))
+        assert fetch(f"/nights/{cafe}/r9/{night.id}.trf")[0] == 404
+        assert f"/nights/{cafe}/{host}/{night.id}.trf".encode() in fetch("/")[1]
+        status, workbook = fetch("/season.xlsx")
+        sheet = load_workbook(io.BytesIO(workbook))["season"]
+        assert [[cell.value if cell.value is not None else "" for cell in row] for row in sheet.iter_rows()] == \
+            page.league.rows()
+        fetch("/logout", {})
+        assert b'action="/merge"' not in fetch("/")[1]
+    finally:
+        page.stop()
+        for client in (sender, listener):
+            client.disconnect()
+            client.loop_stop()
+
+
 def league_key(league: League, line: league_.SeasonLine) -> str:
     return line.key
 

@@ -173,8 +173,8 @@ class SeasonLine:
         return self.mu - 3 * self.sigma
 
     def to_json(self) -> dict[str, object]:
-        return {"team": self.team, **({"code": self.code} if self.code else {}), "cafes": list(self.cafes), "nights": self.nights, "points": self.points,
-                "played": self.played, "won": self.won, "lost": self.lost, "drawn": self.drawn,
+        return {"team": self.team, **({"code": self.code} if self.code else {}), "key": self.key,
+                "cafes": list(self.cafes), "nights": self.nights, "points": self.points, "played": self.played, "won": self.won, "lost": self.lost, "drawn": self.drawn,
                 "rating": round(self.ordinal, 2) + 0.0, "mu": round(self.mu, 3), "sigma": round(self.sigma, 3),
                 "place": self.place, "shared": self.shared}
 
@@ -336,7 +336,7 @@ class League:
         by_cafe = sorted({n.cafe for n in kept} | set(heard) | set(self.cafes))
         return {"league": self.name, "scoring": {"points": self.scoring.points, "scale": list(self.scoring.scale),
                                                  "best": self.scoring.best},
-                "season": [{**line.to_json(), "key": line.key} for line in self.season()],
+                "season": [line.to_json() for line in self.season()],
                 "cafes": [{"cafe": name, "heard": heard.get(name),
                            "nights": [{"night": n.night.id, "name": n.night.name, "host": n.host,
                                        "closed": n.night.closed, "seq": n.seq, "games": len(n.night.played),

@@ -33,6 +33,7 @@ PAGE_TEXTS = (
     N_("Join the game night"),
     N_("Your team's name"),
     N_("Your first names or nicknames, if you like (separated by commas)"),
+    N_("Your team's league code, if the league gave you one"),
     N_("Join"),
     N_("Your team {name} is on the list: the staff confirm it, then watch the screen for your table."),
     N_("Names are shown to everyone in the room: nothing secret."),
