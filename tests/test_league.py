@@ -341,6 +341,48 @@ def test_a_merge_is_written_to_the_roster_in_one_step_keeping_the_file_before_it
     assert roster.read_text() == "[merged]\nlynx = ["
 
 
+def test_a_team_gives_its_league_code_at_the_desk_or_from_a_phone_and_the_desk_offers_the_leagues_codes(tmp_path):
+    """Issue 64: the director adds a team with its code (picked from the league's teams the café's
+    broker brought down), a phone's team types its own; a code out of its kind is refused, saying
+    what a code is, in the phone's language; the night keeps each team's code."""
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    from helpers import Staff, StaffTable
+
+    table = StaffTable(tmp_path, "RRRRRRRRRBBBBBBBBNNNNNNNA", lang="it")
+    try:
+        table.daemon.night.season = {"league": "spring", "at": START, "season": [
+            {"team": "The Owls", "code": "OWL7", "key": "OWL7"}, {"team": "Moles", "key": "moles"}]}
+        staff = Staff(table.base)
+        staff.login()
+        staff.call("POST", "/staff/api/night/open", {"name": "Friday", "games": ["codenames"], "tables": ["1"]})
+        assert staff.call("GET", "/staff/api/night")[1]["league_teams"] == [{"code": "OWL7", "team": "The Owls"}]
+        assert staff.call("POST", "/staff/api/night/join", {"team": "Owls", "code": "OWL7"})[0] == 200
+        status, refused = staff.call("POST", "/staff/api/night/join", {"team": "Moles", "code": "M"})
+        assert status == 409 and refused["error"] == "a team's league code is 3 to 8 letters or digits, as the league gave it"
+
+        def phone(form: dict[str, str]) -> tuple[int, str]:
+            asked = urllib.request.Request(table.base + "/night/join", data=urllib.parse.urlencode(form).encode())
+            try:
+                with urllib.request.urlopen(asked, timeout=10) as answer:
+                    return answer.status, answer.read().decode()
+            except urllib.error.HTTPError as e:
+                return e.code, e.read().decode()
+
+        status, page = phone({"team": "Quiz Club", "nicknames": "", "code": "q#1"})
+        assert status == 409 and "il codice di lega di una squadra è di 3-8 lettere o cifre" in page
+        assert phone({"team": "Quiz Club", "nicknames": "", "code": "quiz-42"})[0] == 200
+        assert phone({"team": "Latecomers", "nicknames": ""})[0] == 200
+        night = table.daemon.night.book.current()
+        assert {team.name: team.code for team in (*night.teams.values(), *night.waiting.values())} == \
+            {"Owls": "OWL7", "Quiz Club": "QUIZ42", "Latecomers": ""}
+        assert 'name="code"' in urllib.request.urlopen(table.base + "/night", timeout=10).read().decode()
+    finally:
+        table.close()
+
+
 # --- three real Mosquittos: two cafés bridged to one league -----------------------------------------
 
 
@@ -787,7 +829,7 @@ def test_the_organiser_signs_in_and_merges_two_teams_on_the_page_which_the_roste
         assert status == 409 and b"not one twice" in refused
         assert not (tmp_path / "roster.toml.good").exists() and page.league.merged == {}
         status, merged = fetch("/merge?lang=it", {"csrf": token, "duplicate": "otters", "into": "moles"})
-        assert status == 200 and "Otters e Moles sono una sola squadra".encode() in merged
+        assert status == 200 and b"Otters e Moles sono una sola squadra" in merged
         assert read_roster(roster).merged == {"otters": "moles"}
         assert (tmp_path / "roster.toml.good").read_text() == '[teams]\nOWL7 = "The Owls"\n'
         season = page.league.season()
