@@ -323,6 +323,29 @@ def test_a_nights_trf_crosses_with_it_as_its_host_wrote_it_and_one_past_its_boun
     assert (cafe, host, night.id) not in league.apart and league.trf(cafe, host, night.id) is None
 
 
+def test_a_night_too_big_with_its_trf_goes_to_the_league_without_it_rather_than_not_at_all(tmp_path, monkeypatch):
+    """The TRF rides on the night's message: where the two together pass the broker's limit, the
+    host table sends the night without its TRF (the league offers none), never no night."""
+    from dataclasses import replace
+
+    from pi_table import config
+    from pi_table.fleet.reporter import Reporter
+
+    _, played = two_cafes_coded(tmp_path)
+    cafe, host, night = played[0]
+    whole = json.dumps(record(night, cafe, host)).encode()
+    reporter = Reporter(replace(config.broker("mqtt://127.0.0.1:1", table_id=host), league="spring", cafe=cafe),
+                        act=lambda request: {"ok": False}, heartbeat_s=3600)
+    monkeypatch.setattr(schema, "MAX_PAYLOAD", len(whole) - 1)
+    reporter.league_night(night)
+    (kept,) = reporter._league.values()
+    sent_night = json.loads(kept)
+    assert "trf" not in sent_night and sent_night["events"] == json.loads(whole)["events"]
+    monkeypatch.setattr(schema, "MAX_PAYLOAD", len(whole))
+    reporter.league_night(night)
+    assert "trf" in json.loads(next(iter(reporter._league.values())))
+
+
 def test_a_merge_is_written_to_the_roster_in_one_step_keeping_the_file_before_it(tmp_path):
     from pi_table.fleet.league_page import RosterError, read_roster, write_merge
 

@@ -174,7 +174,8 @@ class SeasonLine:
 
     def to_json(self) -> dict[str, object]:
         return {"team": self.team, **({"code": self.code} if self.code else {}), "key": self.key,
-                "cafes": list(self.cafes), "nights": self.nights, "points": self.points, "played": self.played, "won": self.won, "lost": self.lost, "drawn": self.drawn,
+                "cafes": list(self.cafes), "nights": self.nights, "points": self.points, "played": self.played,
+                "won": self.won, "lost": self.lost, "drawn": self.drawn,
                 "rating": round(self.ordinal, 2) + 0.0, "mu": round(self.mu, 3), "sigma": round(self.sigma, 3),
                 "place": self.place, "shared": self.shared}
 
@@ -294,13 +295,15 @@ class League:
             kept = sorted((n for n in self.nights.values() if cafe is None or n.cafe == cafe),
                           key=lambda n: (n.night.opened, n.cafe, n.host, n.night.id))
         scored: dict[str, list[float]] = {}
-        names: dict[str, str] = {key: self.teams[key] for key in self.teams}  # a code's name: the roster's
+        names: dict[str, str] = dict(self.teams)  # a code's name: the roster's
+        coded = set(self.teams)  # the keys that are codes: the roster's, and those the nights' teams gave
         cafes: dict[str, set[str]] = {}
         counts: dict[str, list[int]] = {}  # played, won, lost, drawn
         results: list[Result] = []
         for held in kept:
             night = held.night
             keys = {name: self.team(name, team.code) for name, team in night.teams.items()}
+            coded.update(team.code for team in night.teams.values() if team.code)
             for line in night.standings():
                 key = keys.setdefault(line.team, self.team(line.team))
                 scored.setdefault(key, []).append(self.scoring.of(line))
@@ -318,7 +321,7 @@ class League:
                                           None if result.winner is None else keys[result.winner], result.how,
                                           result.margin, result.at))
         rated = {line.team: line for line in standings(scored, results)}  # round None: in the order decided
-        lines = [SeasonLine(names[key], key if CODE.fullmatch(key) else "", key, tuple(sorted(cafes[key])), len(points),
+        lines = [SeasonLine(names[key], key if key in coded else "", key, tuple(sorted(cafes[key])), len(points),
                             self.scoring.total(points), played, won, lost, drawn, rated[key].mu, rated[key].sigma)
                  for key, points in scored.items() for played, won, lost, drawn in [counts[key]]]
         lines.sort(key=lambda s: (-s.points, -s.ordinal))

@@ -308,6 +308,8 @@ class Reporter:
         if message is None:
             return
         payload = json.dumps(message)
+        if len(payload.encode()) > schema.MAX_PAYLOAD and message.pop("trf", None) is not None:
+            payload = json.dumps(message)  # the night without its TRF, rather than no night at all
         if not fits("league.night", payload):
             return
         where = league.night_topic(self.config.league, self.config.cafe, self.table_id, night.id)
