@@ -406,6 +406,44 @@ def test_a_team_gives_its_league_code_at_the_desk_or_from_a_phone_and_the_desk_o
         table.close()
 
 
+@pytest.mark.browser
+def test_the_director_picks_a_teams_code_from_the_leagues_teams_on_the_staff_page(tmp_path, browser):
+    """Issue 64: once the league's season came down, the staff page's team form offers the league's
+    teams' codes (labelled by name); the team added with one keeps it; the field is emptied."""
+    from playwright.sync_api import expect
+
+    from helpers import STAFF_PIN, StaffTable, staff_login
+
+    table = StaffTable(tmp_path, "RRRRRRRRRBBBBBBBBNNNNNNNA")
+    table.daemon.night.season = {"league": "spring", "at": START, "season": [
+        {"team": "The Owls", "code": "OWL7", "key": "OWL7"}, {"team": "Foxes", "code": "FOX1", "key": "FOX1"}]}
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        staff_login(page, table.base, STAFF_PIN)
+        expect(page.locator("#night-state")).to_have_text("no night is open", timeout=30_000)
+        page.fill("#night-name", "Friday league")
+        page.fill("#night-tables", "1")
+        page.click("#night-open button[type=submit]")
+        expect(page.locator("#night-state")).to_have_text("Friday league")
+        options = page.locator("#night-team-codes option")
+        expect(options).to_have_count(2, timeout=15_000)
+        assert [(o.get_attribute("value"), o.get_attribute("label")) for o in options.all()] == \
+            [("OWL7", "The Owls"), ("FOX1", "Foxes")]
+        page.fill("#night-team", "Owls")
+        page.fill("#night-team-code", "OWL7")
+        page.click("#night-join button[type=submit]")
+        expect(page.locator("#night-teams")).to_have_text("Teams: Owls")
+        expect(page.locator("#night-team-code")).to_have_value("")
+        assert table.daemon.night.book.current().teams["Owls"].code == "OWL7"
+        assert errors == []
+    finally:
+        context.close()
+        table.close()
+
+
 # --- three real Mosquittos: two cafés bridged to one league -----------------------------------------
 
 
