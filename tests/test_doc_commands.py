@@ -469,8 +469,9 @@ def simulator(page: Reading, home: Path, terminal: Callable[[], Terminal]) -> No
 
 
 def league(page: Reading, home: Path, terminal: Callable[[], Terminal]) -> None:
-    """docs/cafe/league.md: pi-table's environment made, two cafés bridged to a league timed, and the
-    roster the page shows read as the league's page reads it."""
+    """docs/cafe/league.md: pi-table's environment made, two cafés bridged to a league timed, the
+    roster the page shows read as the league's page reads it, and the organiser's password set
+    for the page's sign-in (asked twice on the terminal)."""
     from pi_table.fleet.league_page import read_roster
 
     checkout = terminal()
@@ -482,8 +483,12 @@ def league(page: Reading, home: Path, terminal: Callable[[], Terminal]) -> None:
     assert re.search(r"cafes=2 +tables=6 +nights=6", shown) and "closed_to_page" in shown, shown[-2000:]
     roster = home / "roster.toml"
     roster.write_text(page.next("toml").text, encoding="utf-8")
-    cafes, merged, scoring = read_roster(roster)
-    assert cafes["bar-roma"] == ["r1", "r2", "r3"] and merged == {"the owls": "Owls"} and scoring.best == 6
+    kept = read_roster(roster)
+    assert kept.cafes["bar-roma"] == ["r1", "r2", "r3"] and kept.merged == {"the owls": "Owls"}
+    assert kept.teams == {"OWL7": "The Owls", "FOX1": "Foxes"} and kept.scoring.best == 6
+    (line,) = page.next().commands
+    checkout.run(line, answer="organiser-secret")
+    assert (home / "league-organiser.hash").read_text().startswith("scrypt$")
     page.done()
 
 

@@ -17,9 +17,11 @@ from openskill.models import PlackettLuce
 
 from pi_table.bench.league import play_night
 from pi_table.fleet import league as league_
-from pi_table.fleet.league import League, Scoring, night_topic, record
+from pi_table.fleet import schema
+from pi_table.fleet.league import League, Scoring, night_topic, record, team_key
 from pi_table.night.book import Book, Night
-from pi_table.night.names import folded
+from pi_table.night.names import NameRefused, folded
+from pi_table.night.state import fold as fold_night
 
 STAFF = "staff · 1a2b3c"
 START = 1_795_000_000.0  # 2026-11-18, a café's evening
@@ -52,7 +54,7 @@ def recomputed(nights: list[tuple[str, Night]], scoring: Scoring, merged: dict[s
     model = PlackettLuce()
 
     def key(name: str) -> str:
-        return folded(merged.get(folded(name), folded(name)))
+        return team_key(merged.get(folded(name), folded(name)))
 
     points: dict[str, list[float]] = {}
     ratings: dict[str, object] = {}
@@ -82,7 +84,7 @@ def recomputed(nights: list[tuple[str, Night]], scoring: Scoring, merged: dict[s
 
 
 def shown(season: list[league_.SeasonLine], league: League) -> list[tuple]:
-    return [(league.team(line.team), line.nights, line.points, round(line.ordinal, 6)) for line in season]
+    return [(line.key, line.nights, line.points, round(line.ordinal, 6)) for line in season]
 
 
 def two_cafes(tmp_path, rng: random.Random) -> tuple[dict[str, Book], list[tuple[str, str, Night]]]:
@@ -213,6 +215,233 @@ def test_merged_teams_are_one_team_of_the_season(tmp_path):
     own = [(c, books[c].night_of(n.id)) for c, _, n in played]
     assert shown(league.season(), league) == recomputed(own, Scoring(), merged)
     assert "lynx" not in {league.team(line.team) for line in league.season()}
+
+
+def two_cafes_coded(tmp_path) -> tuple[dict[str, Book], list[tuple[str, str, Night]]]:
+    """One night at each of two cafés: the team of code OWL7 plays as "Owls" at one and "Night Owls"
+    at the other; "Foxes" gives no code at either; "Lynx" gives a code the roster does not know."""
+    rng = random.Random(3)
+    books = {"bar-roma": Book(tmp_path / "roma", clock=Clock(START)),
+             "bar-milano": Book(tmp_path / "milano", clock=Clock(START + 30))}
+    roma = play_night(books["bar-roma"], ["r1", "r2"], ["Owls", "Foxes", "Moles", "Lynx"], 3, rng,
+                      codes={"Owls": "owl-7", "Lynx": "new9"})  # typed as a phone may: the case and a dash aside
+    milano = play_night(books["bar-milano"], ["m1", "m2"], ["Night Owls", "foxes", "Herons", "Otters"], 3, rng,
+                        codes={"Night Owls": "OWL7"})
+    return books, [("bar-roma", "r1", roma), ("bar-milano", "m1", milano)]
+
+
+def test_a_teams_league_code_keeps_it_one_team_whatever_its_name_and_a_new_team_registers_at_its_first_night(tmp_path):
+    """Issue 64: a team is matched by its code first (the roster's name for it shown), then by the
+    roster's name for a code, then by its own name; a code the roster does not know registers the
+    team at its first night. The season equals the recomputation with the codes joining the names."""
+    books, played = two_cafes_coded(tmp_path)
+    league = League("spring", teams={"OWL7": "The Owls", "FOX1": "Foxes"})
+    for cafe, host, night in played:
+        assert league.take(*sent(night, cafe, host))
+    lines = {line.key: line for line in league.season()}
+    assert set(lines) == {"OWL7", "FOX1", "NEW9", "moles", "herons", "otters"}
+    assert (lines["OWL7"].team, lines["OWL7"].code, lines["OWL7"].nights) == ("The Owls", "OWL7", 2)
+    assert lines["OWL7"].cafes == lines["FOX1"].cafes == ("bar-milano", "bar-roma")
+    assert (lines["NEW9"].team, lines["NEW9"].code, lines["NEW9"].nights) == ("Lynx", "NEW9", 1)
+    assert lines["moles"].code == ""
+    own = [(cafe, books[cafe].night_of(night.id)) for cafe, _, night in played]
+    by_code = {"owls": "OWL7", "night owls": "OWL7", "foxes": "FOX1", "lynx": "NEW9"}
+    assert shown(league.season(), league) == recomputed(own, Scoring(), by_code)
+    down = schema.parse("league.season", json.dumps({"league": "spring", "at": START, "season": [
+        line.to_json() for line in league.season()]}).encode())
+    assert {line.get("code") for line in down["season"]} == {"OWL7", "FOX1", "NEW9", None}  # the cafés' TVs and desks
+
+
+@pytest.mark.parametrize("typed", ["OW", "OWL7OWL7O", "OWL 7!", "ÖWL7"])
+def test_a_league_code_out_of_its_kind_is_refused_when_the_team_joins_saying_what_a_code_is(tmp_path, typed):
+    book = Book(tmp_path)
+    book.open("Friday", ["codenames"], ["1"])
+    with pytest.raises(NameRefused, match="a team's league code is 3 to 8 letters or digits"):
+        book.join("Owls", code=typed)
+    assert book.current().teams == {}
+
+
+def test_a_teams_code_is_kept_by_its_night_and_told_to_the_tables_that_follow_it(tmp_path):
+    book = Book(tmp_path)
+    book.open("Friday", ["codenames"], ["1", "2"])
+    book.join("Owls", code="owl7")
+    book.join("Phantom", waiting=True, code="ph4n")
+    book.approve("Phantom")
+    book.stop()
+    night = Book(tmp_path).current()
+    assert {team.name: team.code for team in night.teams.values()} == {"Owls": "OWL7", "Phantom": "PH4N"}
+    plan = schema.parse("plan", json.dumps(night.plan_json()).encode())
+    follower = fold_night(night.id, plan["events"])
+    assert {team.code for team in follower.teams.values()} == {"OWL7", "PH4N"}
+    assert [t.get("code") for t in plan["teams"]] == ["OWL7", "PH4N"]
+
+
+def test_the_season_as_a_workbook_reads_back_as_its_csv_overall_and_a_sheet_a_cafe(tmp_path):
+    """The xlsx export: a sheet of the season overall and one for each café, their values the
+    export's rows (numbers as numbers, as the CSV writes them); a café's name that a sheet's title
+    may not hold is made one it may."""
+    import csv
+    import io
+
+    from openpyxl import load_workbook
+
+    _, played = two_cafes_coded(tmp_path)
+    league = League("spring", teams={"OWL7": "The Owls"})
+    for cafe, host, night in played:
+        league.take(*sent(night, cafe if cafe == "bar-roma" else "bar:milano?", host))
+    book = load_workbook(io.BytesIO(league.xlsx()))
+    assert book.sheetnames == ["season", "bar-roma", "bar_milano_"]  # the cafés by their names
+
+    def values(sheet: str) -> list[list[object]]:
+        return [[cell.value if cell.value is not None else "" for cell in row] for row in book[sheet].iter_rows()]
+
+    assert values("season") == league.rows() and len(values("season")) == 7
+    assert values("bar-roma") == league.rows("bar-roma") and values("bar_milano_") == league.rows("bar:milano?")
+    assert list(csv.reader(io.StringIO(league.csv()))) == [[str(value) for value in row] for row in league.rows()]
+    assert values("season")[0][-1] == "code" and "OWL7" in [row[-1] for row in values("season")]
+    assert all(isinstance(value, int | float) for row in values("season")[1:] for value in (row[0], *row[3:10]))
+
+
+def test_a_nights_trf_crosses_with_it_as_its_host_wrote_it_and_one_past_its_bound_is_refused(tmp_path):
+    from pi_table.ui.i18n import say
+    from pi_table.web.night import night_trf
+
+    books, played = two_cafes_coded(tmp_path)
+    league = League("spring")
+    for cafe, host, night in played:
+        league.take(*sent(night, cafe, host))
+    cafe, host, night = played[0]
+    assert league.trf(cafe, host, night.id) == night_trf(books[cafe].night_of(night.id))
+    assert league.trf(cafe, "r2", night.id) is None
+    topic, payload = sent(night, cafe, host)
+    message = json.loads(payload)
+    message["trf"], message["seq"] = "x" * (schema.MOST_TRF + 1), message["seq"] + 1
+    league.take(topic, json.dumps(message).encode())
+    assert say(league.apart[(cafe, host, night.id)].why, "en").startswith("league.night.trf should be a text of at most")
+    del message["trf"]  # a table from before the TRF crossed: its night is the league's, with no TRF to offer
+    league.take(topic, json.dumps(message).encode())
+    assert (cafe, host, night.id) not in league.apart and league.trf(cafe, host, night.id) is None
+
+
+def test_a_night_too_big_with_its_trf_goes_to_the_league_without_it_rather_than_not_at_all(tmp_path, monkeypatch):
+    """The TRF rides on the night's message: where the two together pass the broker's limit, the
+    host table sends the night without its TRF (the league offers none), never no night."""
+    from dataclasses import replace
+
+    from pi_table import config
+    from pi_table.fleet.reporter import Reporter
+
+    _, played = two_cafes_coded(tmp_path)
+    cafe, host, night = played[0]
+    whole = json.dumps(record(night, cafe, host)).encode()
+    reporter = Reporter(replace(config.broker("mqtt://127.0.0.1:1", table_id=host), league="spring", cafe=cafe),
+                        act=lambda request: {"ok": False}, heartbeat_s=3600)
+    monkeypatch.setattr(schema, "MAX_PAYLOAD", len(whole) - 1)
+    reporter.league_night(night)
+    (kept,) = reporter._league.values()
+    sent_night = json.loads(kept)
+    assert "trf" not in sent_night and sent_night["events"] == json.loads(whole)["events"]
+    monkeypatch.setattr(schema, "MAX_PAYLOAD", len(whole))
+    reporter.league_night(night)
+    assert "trf" in json.loads(next(iter(reporter._league.values())))
+
+
+def test_a_merge_is_written_to_the_roster_in_one_step_keeping_the_file_before_it(tmp_path):
+    from pi_table.fleet.league_page import RosterError, read_roster, write_merge
+
+    roster = tmp_path / "roster.toml"
+    text = '# the spring league\n[cafes]\nbar-roma = ["r1", "r2"]\n\n[teams]\nOWL7 = "The Owls"\n'
+    roster.write_text(text)
+    write_merge(roster, "night owls", "OWL7")
+    assert (tmp_path / "roster.toml.good").read_text() == text
+    assert roster.read_text().startswith(text)  # the organiser's comments and keys kept
+    kept = read_roster(roster)
+    assert kept.merged == {"night owls": "OWL7"} and kept.teams == {"OWL7": "The Owls"}
+    assert kept.league("spring").team("Night Owls") == "OWL7"
+    roster.write_text("[merged]\nlynx = [")
+    with pytest.raises(RosterError, match=re.escape("merge the teams in [merged] by hand")):
+        write_merge(roster, "lynx", "foxes")
+    assert roster.read_text() == "[merged]\nlynx = ["
+
+
+def test_a_team_gives_its_league_code_at_the_desk_or_from_a_phone_and_the_desk_offers_the_leagues_codes(tmp_path):
+    """Issue 64: the director adds a team with its code (picked from the league's teams the café's
+    broker brought down), a phone's team types its own; a code out of its kind is refused, saying
+    what a code is, in the phone's language; the night keeps each team's code."""
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    from helpers import Staff, StaffTable
+
+    table = StaffTable(tmp_path, "RRRRRRRRRBBBBBBBBNNNNNNNA", lang="it")
+    try:
+        table.daemon.night.season = {"league": "spring", "at": START, "season": [
+            {"team": "The Owls", "code": "OWL7", "key": "OWL7"}, {"team": "Moles", "key": "moles"}]}
+        staff = Staff(table.base)
+        staff.login()
+        staff.call("POST", "/staff/api/night/open", {"name": "Friday", "games": ["codenames"], "tables": ["1"]})
+        assert staff.call("GET", "/staff/api/night")[1]["league_teams"] == [{"code": "OWL7", "team": "The Owls"}]
+        assert staff.call("POST", "/staff/api/night/join", {"team": "Owls", "code": "OWL7"})[0] == 200
+        status, refused = staff.call("POST", "/staff/api/night/join", {"team": "Moles", "code": "M"})
+        assert status == 409 and refused["error"] == "a team's league code is 3 to 8 letters or digits, as the league gave it"
+
+        def phone(form: dict[str, str]) -> tuple[int, str]:
+            asked = urllib.request.Request(table.base + "/night/join", data=urllib.parse.urlencode(form).encode())
+            try:
+                with urllib.request.urlopen(asked, timeout=10) as answer:
+                    return answer.status, answer.read().decode()
+            except urllib.error.HTTPError as e:
+                return e.code, e.read().decode()
+
+        status, page = phone({"team": "Quiz Club", "nicknames": "", "code": "q#1"})
+        assert status == 409 and "il codice di lega di una squadra è di 3-8 lettere o cifre" in page
+        assert phone({"team": "Quiz Club", "nicknames": "", "code": "quiz-42"})[0] == 200
+        assert phone({"team": "Latecomers", "nicknames": ""})[0] == 200
+        night = table.daemon.night.book.current()
+        assert {team.name: team.code for team in (*night.teams.values(), *night.waiting.values())} == \
+            {"Owls": "OWL7", "Quiz Club": "QUIZ42", "Latecomers": ""}
+        assert 'name="code"' in urllib.request.urlopen(table.base + "/night", timeout=10).read().decode()
+    finally:
+        table.close()
+
+
+@pytest.mark.browser
+def test_the_director_picks_a_teams_code_from_the_leagues_teams_on_the_staff_page(tmp_path, browser):
+    """Issue 64: once the league's season came down, the staff page's team form offers the league's
+    teams' codes (labelled by name); the team added with one keeps it; the field is emptied."""
+    from playwright.sync_api import expect
+
+    from helpers import STAFF_PIN, StaffTable, staff_login
+
+    table = StaffTable(tmp_path, "RRRRRRRRRBBBBBBBBNNNNNNNA")
+    table.daemon.night.season = {"league": "spring", "at": START, "season": [
+        {"team": "The Owls", "code": "OWL7", "key": "OWL7"}, {"team": "Foxes", "code": "FOX1", "key": "FOX1"}]}
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        staff_login(page, table.base, STAFF_PIN)
+        expect(page.locator("#night-state")).to_have_text("no night is open", timeout=30_000)
+        page.fill("#night-name", "Friday league")
+        page.fill("#night-tables", "1")
+        page.click("#night-open button[type=submit]")
+        expect(page.locator("#night-state")).to_have_text("Friday league")
+        options = page.locator("#night-team-codes option")
+        expect(options).to_have_count(2, timeout=15_000)
+        assert [(o.get_attribute("value"), o.get_attribute("label")) for o in options.all()] == \
+            [("OWL7", "The Owls"), ("FOX1", "Foxes")]
+        page.fill("#night-team", "Owls")
+        page.fill("#night-team-code", "OWL7")
+        page.click("#night-join button[type=submit]")
+        expect(page.locator("#night-teams")).to_have_text("Teams: Owls")
+        expect(page.locator("#night-team-code")).to_have_value("")
+        assert table.daemon.night.book.current().teams["Owls"].code == "OWL7"
+        assert errors == []
+    finally:
+        context.close()
+        table.close()
 
 
 # --- three real Mosquittos: two cafés bridged to one league -----------------------------------------
@@ -565,7 +794,7 @@ def test_the_league_page_shows_the_season_in_both_languages_exports_it_and_sends
                       '[scoring]\npoints = "places"\nbest = 2\n')
     from pi_table.fleet.league_page import read_roster
 
-    cafes, merged, scoring = read_roster(roster)
+    scoring = read_roster(roster).scoring
     settings = config.broker(broker.url)
     sender = link_client(settings, "café")
     sender.connect(settings.host, settings.port)
@@ -576,7 +805,7 @@ def test_the_league_page_shows_the_season_in_both_languages_exports_it_and_sends
     listener.on_message = lambda client, userdata, message: seasons.append(message.payload)
     listener.connect(settings.host, settings.port)
     listener.loop_start()
-    page = LeaguePage(settings, League("spring", scoring, cafes, merged), "127.0.0.1", 0)
+    page = LeaguePage(settings, read_roster(roster).league("spring"), "127.0.0.1", 0)
     page.start()
     try:
         for cafe, host, night in played:
@@ -610,13 +839,122 @@ def test_the_league_page_shows_the_season_in_both_languages_exports_it_and_sends
             client.loop_stop()
 
 
+@pytest.mark.broker
+def test_the_organiser_signs_in_and_merges_two_teams_on_the_page_which_the_roster_keeps_and_the_cafes_hear(
+        broker, tmp_path):
+    """Issue 64: the league's page, given a password, lets the organiser sign in (the staff page's
+    Gate: a wrong password refused) and merge two teams of the season with a form that carries the
+    session's token from the page's own origin; the roster keeps the merge (the file before it
+    kept beside it), the season sent down is merged, and a league read from the roster again
+    folds the same season. Each night's TRF and the season's workbook are downloaded from the page."""
+    import http.cookiejar
+    import io
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    from openpyxl import load_workbook
+
+    from pi_table import config
+    from pi_table.fleet.dashboard import hash_password
+    from pi_table.fleet.league_page import LeaguePage, read_roster
+    from pi_table.fleet.link import client as link_client
+    from pi_table.web.night import night_trf
+
+    from helpers import wait_for
+
+    books, played = two_cafes_coded(tmp_path)
+    roster = tmp_path / "roster.toml"
+    roster.write_text('[teams]\nOWL7 = "The Owls"\n')
+    settings = config.broker(broker.url)
+    sender = link_client(settings, "café")
+    sender.connect(settings.host, settings.port)
+    sender.loop_start()
+    seasons: list[bytes] = []
+    listener = link_client(settings, "a café's table")
+    listener.on_connect = lambda client, userdata, flags, reason, properties: client.subscribe("league/spring/season", 1)
+    listener.on_message = lambda client, userdata, message: seasons.append(message.payload)
+    listener.connect(settings.host, settings.port)
+    listener.loop_start()
+    page = LeaguePage(settings, read_roster(roster).league("spring"), "127.0.0.1", 0,
+                      password_hash=hash_password("organiser-secret"), roster=roster)
+    page.start()
+    jar = http.cookiejar.CookieJar()
+    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+
+    def fetch(path: str, form: dict[str, str] | None = None, origin: str | None = None) -> tuple[int, bytes]:
+        asked = urllib.request.Request(page.url + path, data=None if form is None else
+                                       urllib.parse.urlencode(form).encode(),
+                                       headers={"Origin": origin} if origin else {})
+        try:
+            with browser.open(asked, timeout=10) as answer:
+                return answer.status, answer.read()
+        except urllib.error.HTTPError as refused:
+            return refused.code, refused.read()
+
+    try:
+        for cafe, host, night in played:
+            sender.publish(*sent(night, cafe, host), qos=1, retain=True)
+        wait_for(lambda: len(page.league.nights) == len(played), "every night at the page", 10)
+        status, shown_page = fetch("/")
+        assert status == 200 and b'href="/login"' in shown_page and b'action="/merge"' not in shown_page
+        assert fetch("/merge", {"duplicate": "lynx", "into": "NEW9"})[1].count(b'type="password"') == 1  # to the login
+        assert fetch("/login", {"password": "not-the-secret"})[0] == 401
+        assert fetch("/login", {"password": "organiser-secret"}, origin="http://elsewhere.example")[0] == 403
+        status, signed_in = fetch("/login", {"password": "organiser-secret"})
+        assert status == 200 and b'action="/merge"' in signed_in
+        token = re.search(rb'name="csrf" value="([^"]+)"', signed_in).group(1).decode()
+        keys = {line.key for line in page.league.season()}
+        assert {"moles", "otters"} <= keys  # one team, as Moles at one café and Otters at the other
+        assert fetch("/merge", {"csrf": "forged", "duplicate": "otters", "into": "moles"})[0] == 403
+        assert fetch("/merge", {"csrf": token, "duplicate": "otters", "into": "moles"},
+                     origin="http://elsewhere.example")[0] == 403
+        status, refused = fetch("/merge", {"csrf": token, "duplicate": "otters", "into": "otters"})
+        assert status == 409 and b"not one twice" in refused
+        assert not (tmp_path / "roster.toml.good").exists() and page.league.merged == {}
+        status, merged = fetch("/merge?lang=it", {"csrf": token, "duplicate": "otters", "into": "moles"})
+        assert status == 200 and b"Otters e Moles sono una sola squadra" in merged
+        assert read_roster(roster).merged == {"otters": "moles"}
+        assert (tmp_path / "roster.toml.good").read_text() == '[teams]\nOWL7 = "The Owls"\n'
+        season = page.league.season()
+        assert "otters" not in {line.key for line in season}
+        moles = next(line for line in season if line.key == "moles")
+        assert (moles.nights, moles.cafes) == (2, ("bar-milano", "bar-roma"))
+        again = read_roster(roster).league("spring")
+        for cafe, host, night in played:
+            again.take(*sent(night, cafe, host))
+        assert shown(again.season(), again) == shown(season, page.league)
+        wait_for(lambda: seasons and [line["key"] for line in json.loads(seasons[-1])["season"]] ==
+                 [line.key for line in season], "the merged season sent down", 10)
+        cafe, host, night = played[0]
+        status, trf = fetch(f"/nights/{cafe}/{host}/{night.id}.trf")
+        assert status == 200 and trf.decode() == night_trf(books[cafe].night_of(night.id))
+        assert fetch(f"/nights/{cafe}/r9/{night.id}.trf")[0] == 404
+        assert f"/nights/{cafe}/{host}/{night.id}.trf".encode() in fetch("/")[1]
+        status, workbook = fetch("/season.xlsx")
+        sheet = load_workbook(io.BytesIO(workbook))["season"]
+        assert [[cell.value if cell.value is not None else "" for cell in row] for row in sheet.iter_rows()] == \
+            page.league.rows()
+        fetch("/logout", {})
+        assert b'action="/merge"' not in fetch("/")[1]
+    finally:
+        page.stop()
+        for client in (sender, listener):
+            client.disconnect()
+            client.loop_stop()
+
+
 def league_key(league: League, line: league_.SeasonLine) -> str:
-    return league.team(line.team)
+    return line.key
 
 
 @pytest.mark.parametrize("text, why", [
     ("[cafes]\nbar-roma = \"r1\"\n", "cafes.bar-roma should be a list of the café's tables' names"),
-    ("[teams]\n", "[teams] is no part of a roster"),
+    ("[players]\n", "[players] is no part of a roster"),
+    ("[teams]\nOW = \"Owls\"\n", "teams: each key is a team's league code, 3 to 8 letters or digits"),
+    ("[teams]\nOWL7 = \"\"\n", "teams.OWL7 should be the team's name, 1 to 24 characters"),
+    ("[teams]\nOWL7 = \"Owls\"\nowl7 = \"Night Owls\"\n", "teams.owl7 is the code OWL7 a second time"),
+    ("teams = 3\n", "teams should be a table, [teams]"),
     ("[scoring]\npoints = \"wins\"\n", "a league counts a night by 'night' or 'places'"),
     ("[scoring]\nbest = \"two\"\n", "a league counts a team's best"),
     ("[merged]\nlynx = 3\n", "merged.lynx should be the name of the team it is merged into"),

@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -51,13 +51,14 @@ POLL_S = 0.02  # how often the bench asks the page: its answers are in the page'
 
 
 def play_night(book: Book, tables: list[str], teams: list[str], rounds: int, rng: random.Random,
-               at: float | None = None) -> Night:
-    """A night hosted on ``tables[0]``: ``teams`` join, ``rounds`` Swiss rounds, each pair's game
-    recorded with a winner drawn by ``rng`` (an Alias 24 game now and then lost by both), closed.
-    ``at``: when its games ended (the book's clock's now when None)."""
+               at: float | None = None, codes: Mapping[str, str] | None = None) -> Night:
+    """A night hosted on ``tables[0]``: ``teams`` join (each with its league code in ``codes``,
+    if any), ``rounds`` Swiss rounds, each pair's game recorded with a winner drawn by ``rng`` (an
+    Alias 24 game now and then lost by both), closed. ``at``: when its games ended (the book's
+    clock's now when None)."""
     night = book.open("League night", ["codenames", "alias24"], tables)
     for name in teams:
-        book.join(name)
+        book.join(name, code=(codes or {}).get(name, ""))
     for _ in range(rounds):
         book.propose()
         made = book.confirm(over=True)

@@ -33,16 +33,23 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     fleet.set_defaults(func=_fleet)
     league = commands.add_parser("league", help="a league's page: every café's closed nights, bridged to the league's "
                                                 "MQTT broker, in one season's standings")
-    league.add_argument("--broker", required=True,
+    league.add_argument("--broker",
                         help="mqtt[s]://league@HOST[:PORT]: the league broker's user that reads every café's nights")
     league.add_argument("--broker-password-file", default="",
                         help="a file holding that user's password (kept off the command line, which ps shows)")
     league.add_argument("--ca", default="", help="mqtts: the CA file the league broker's certificate is checked against")
     league.add_argument("--password-in-clear", action="store_true",
                         help="let the broker's password go over mqtt:// (no TLS) to another machine: a network you trust only")
-    league.add_argument("--league", required=True, help="the league's name, as in its topics league/<league>/...")
+    league.add_argument("--league", help="the league's name, as in its topics league/<league>/...")
     league.add_argument("--roster", type=Path, default=None,
-                        help="the organiser's roster (TOML): [cafes] each café's tables, [merged] teams merged, [scoring]")
+                        help="the organiser's roster (TOML): [cafes] each café's tables, [teams] each team's code and "
+                             "name, [merged] teams merged, [scoring]")
+    league.add_argument("--password-file", type=Path, default=None,
+                        help="the organiser's sign-in on the page, to merge teams in --roster: the password's hash, "
+                             "which --set-password writes (default: no sign-in, the page is read-only)")
+    league.add_argument("--set-password", action="store_true",
+                        help="ask for the organiser's password (or read it from stdin), write its hash to "
+                             "--password-file, exit")
     league.add_argument("--host", default="127.0.0.1", help="the address the page listens on (default: 127.0.0.1)")
     league.add_argument("--port", type=int, default=8026, help="its TCP port (default: 8026; 0: any free port)")
     league.add_argument("--lang", choices=("en", "it"), default="en",

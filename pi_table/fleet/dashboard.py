@@ -682,12 +682,6 @@ class Dashboard(ServerThread):
 
     # login
 
-    def _same_origin(self, request: web.Request) -> bool:
-        """A form posted from this page, not another site's (the cookie's SameSite=Strict
-        already keeps it off cross-site requests; this says so for old browsers too)."""
-        origin = request.headers.get("Origin")
-        return origin is None or origin == f"{request.scheme}://{request.host}"
-
     def _over_tls(self, request: web.Request) -> None:
         """A login over plain http from another machine is refused before its password is read
         (nor counted): a password never crosses the network in clear."""
@@ -706,7 +700,7 @@ class Dashboard(ServerThread):
         return web.Response(text=self._html(body, lang), content_type="text/html", status=status)
 
     async def _login(self, request: web.Request) -> web.Response:
-        if not self._same_origin(request):
+        if not same_origin(request):
             raise web.HTTPForbidden(text="a login from another site's page")
         self._over_tls(request)
         try:
@@ -722,7 +716,7 @@ class Dashboard(ServerThread):
         raise response
 
     async def _logout(self, request: web.Request) -> web.Response:
-        if not self._same_origin(request):
+        if not same_origin(request):
             raise web.HTTPForbidden(text="a logout from another site's page")
         response = web.HTTPSeeOther("/login")
         self.gate.log_out(request, response)
@@ -827,6 +821,13 @@ PAGE_FILES = {"fleet.css": "text/css", "fleet.js": "text/javascript"}
 """The page's style and script, in web/static/ beside the staff page's (under the same checks)."""
 
 
+def same_origin(request: web.Request) -> bool:
+    """A form posted from this page, not another site's (the cookie's SameSite=Strict already
+    keeps it off cross-site requests; this says so for old browsers too)."""
+    origin = request.headers.get("Origin")
+    return origin is None or origin == f"{request.scheme}://{request.host}"
+
+
 @cache
 def page_file(name: str) -> str:
     """One of ``PAGE_FILES``, read once."""
@@ -839,7 +840,7 @@ STANDING = ("played", "won", "lost", "byes", "points", "margin", "rating", "buch
 def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """``pi-table fleet``: set the page's password, or serve the page until SIGTERM or SIGINT."""
     if args.set_password:
-        return _set_password(parser, args.password_file)
+        return set_password(parser, args.password_file)
     if not args.broker:
         parser.error("--broker is needed: the broker's URL, mqtt[s]://USER:PASSWORD@HOST[:PORT]")
     try:
@@ -869,9 +870,10 @@ def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     return 0
 
 
-def _set_password(parser: argparse.ArgumentParser, path: Path) -> int:
+def set_password(parser: argparse.ArgumentParser, path: Path, command: str = "fleet") -> int:
+    """``pi-table fleet --set-password`` (or ``league``'s): the page's password, asked or read from stdin, hashed into ``path``."""
     if sys.stdin.isatty():
-        password = getpass.getpass("the fleet page's password: ")
+        password = getpass.getpass(f"the {command} page's password: ")
         if getpass.getpass("again: ") != password:
             parser.error("the two passwords differ: nothing was written")
     else:
@@ -881,7 +883,7 @@ def _set_password(parser: argparse.ArgumentParser, path: Path) -> int:
     except PasswordError as e:
         parser.error(str(e))
     except OSError as e:
-        print(f"pi-table fleet: cannot write {path} ({e.strerror or e})", file=sys.stderr)
+        print(f"pi-table {command}: cannot write {path} ({e.strerror or e})", file=sys.stderr)
         return 1
-    print(f"pi-table fleet: the password's hash is in {path}")
+    print(f"pi-table {command}: the password's hash is in {path}")
     return 0

@@ -15,8 +15,11 @@ The season is the nights' own standings (``Night.standings``), each night's poin
 chooses (``Scoring``: the night's points, or a scale by place; all nights, or a team's best N),
 and the openskill rating across the nights, the night's own computation
 (``night.standings.standings``) over every night's results in the order they were decided. A
-team is the same team across nights and cafés by its name as names are compared
-(``night.names.folded``), or as the organiser merged two (``merged``).
+team is the same team across nights and cafés by its league code, which the roster gives it
+(``teams``) or it gave at its first night (a team new to the league registers by playing), else
+by the roster's name for a code or its own name as names are compared (``night.names.folded``);
+and as the organiser merged two (``merged``, on the page). A night's TRF, as its host wrote it,
+crosses with it, for the organiser to download.
 """
 
 from __future__ import annotations
@@ -28,14 +31,16 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..engine.errors import Refusal
 from ..engine.phrase import Phrase
 from ..errors import PiTableError
 from ..files import csv_text
 from ..night.games import Game, GameRefused
-from ..night.names import folded
+from ..night.names import CODE, folded
 from ..night.standings import Result, Standing, standings
 from ..night.state import Night, fold
 from ..ui.i18n import say
+from ..web.night import night_trf, workbook
 from . import schema
 from .dashboard import ID_AFTER_S, named_at
 
@@ -43,6 +48,9 @@ LEAGUE = "league"  # the first level of every league topic
 NIGHT_POINTS, PLACES = "night", "places"  # how a night scores for the season
 SCALE = (10.0, 8.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0)  # points by place, the first place's first: a team past it scores 0
 MOST_SCALE = 64
+COLUMNS = ("place", "team", "cafes", "nights", "points", "played", "won", "lost", "drawn", "rating", "code")
+"""The season's columns in its exports, in English as a program reads them (the code last: a
+script that read the CSV before codes reads it still)."""
 
 
 def night_topic(league: str, cafe: str, host: str, night_id: str) -> str:
@@ -62,12 +70,25 @@ def season_topic(league: str) -> str:
 
 def record(night: Night, cafe: str, host: str) -> dict[str, object] | None:
     """What ``host`` sends the league of its ``night``: its events and its games recorded, with its
-    version (``seq``, so the newest of a night's corrections is kept); None while it is open or when
-    it is another table's (a follower sends nothing: the host sends the night once, whole)."""
+    version (``seq``, so the newest of a night's corrections is kept), and its TRF as the staff
+    page exports it (left out past ``schema.MOST_TRF``); None while it is open or when it is another
+    table's (a follower sends nothing: the host sends the night once, whole)."""
     if night.open or night.host is not None:
         return None
+    trf = night_trf(night)
     return {"night": night.id, "cafe": cafe, "host": host, "seq": night.seq, "closed": night.closed,
-            "events": list(night.events), "games": [game.to_json() for game in night.recorded()]}
+            "events": list(night.events), "games": [game.to_json() for game in night.recorded()],
+            **({"trf": trf} if len(trf) <= schema.MOST_TRF else {})}
+
+
+def team_key(text: str) -> str:
+    """A team's key as the roster writes it (``[merged]``): a code as it is kept (capitals), else a
+    team's name as names are compared."""
+    return text if CODE.fullmatch(text) else folded(text)
+
+
+class LeagueRefused(Refusal):
+    """What the organiser asked of the league cannot be done: the sentence says what is expected."""
 
 
 class ScoringRefused(PiTableError, ValueError):
@@ -106,12 +127,14 @@ class Scoring:
 
 @dataclass(frozen=True, slots=True)
 class CafeNight:
-    """A night as the league keeps it: the café and host table that sent it, the night folded."""
+    """A night as the league keeps it: the café and host table that sent it, the night folded,
+    and its TRF as the host wrote it (None from a table before it sent one)."""
 
     cafe: str
     host: str
     night: Night
     seq: int
+    trf: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,10 +149,13 @@ class Apart:
 
 @dataclass(frozen=True, slots=True)
 class SeasonLine:
-    """A team's season: its name (at its latest night), the cafés it played in, its nights, the
-    points they count for, its games, its rating across the nights and its place."""
+    """A team's season: its name (the roster's for its code, else at its latest night), its league
+    code if it has one, its key (``League.team``), the cafés it played in, its nights, the points
+    they count for, its games, its rating across the nights and its place."""
 
     team: str
+    code: str
+    key: str
     cafes: tuple[str, ...]
     nights: int
     points: float
@@ -147,8 +173,9 @@ class SeasonLine:
         return self.mu - 3 * self.sigma
 
     def to_json(self) -> dict[str, object]:
-        return {"team": self.team, "cafes": list(self.cafes), "nights": self.nights, "points": self.points,
-                "played": self.played, "won": self.won, "lost": self.lost, "drawn": self.drawn,
+        return {"team": self.team, **({"code": self.code} if self.code else {}), "key": self.key,
+                "cafes": list(self.cafes), "nights": self.nights, "points": self.points, "played": self.played,
+                "won": self.won, "lost": self.lost, "drawn": self.drawn,
                 "rating": round(self.ordinal, 2) + 0.0, "mu": round(self.mu, 3), "sigma": round(self.sigma, 3),
                 "place": self.place, "shared": self.shared}
 
@@ -160,18 +187,24 @@ Key = tuple[str, str, str]  # a night kept: its café, its host table, its id
 class League:
     """The league's nights, from the messages of its broker; safe from any thread. ``cafes``: the
     organiser's roster, each café's tables ([] for a café whose tables are not listed; no café
-    listed: any café may send); ``merged``: a team's name the organiser merged into another's."""
+    listed: any café may send); ``teams``: the roster's teams, each code's name; ``merged``: a
+    team's key (``team_key``) the organiser merged into another's."""
 
     name: str
     scoring: Scoring = field(default_factory=Scoring)
     cafes: Mapping[str, Iterable[str]] = field(default_factory=dict)
-    merged: Mapping[str, str] = field(default_factory=dict)
+    merged: dict[str, str] = field(default_factory=dict)
+    teams: Mapping[str, str] = field(default_factory=dict)
     clock: Callable[[], float] = time.time
     nights: dict[Key, CafeNight] = field(default_factory=dict)
     apart: dict[Key, Apart] = field(default_factory=dict)
     heard: dict[str, float] = field(default_factory=dict)  # a café: when a night last came from it
     version: int = 0  # counts the changes, so a page knows when to look again
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.merged = {team_key(duplicate): team_key(into) for duplicate, into in self.merged.items()}
+        self._coded = {folded(name): code for code, name in self.teams.items()}  # a roster's name: its code
 
     def take(self, topic: str, payload: bytes | bytearray) -> bool:
         """One message of the league's broker: whether it changed the league. A night not on a
@@ -227,12 +260,34 @@ class League:
                 raise schema.Refused("league.night.games", Phrase.of("the night's games")) from None
             if night.awaits(game):  # its round's game at its table, by its pair, once: as a follower counts it
                 night.played.append(game)
-        return CafeNight(cafe, host, night, int(sent["seq"]))
+        return CafeNight(cafe, host, night, int(sent["seq"]), sent.get("trf"))
 
-    def team(self, name: str) -> str:
-        """A team's key across nights and cafés: its name as names are compared, as the organiser merged it."""
-        key = folded(name)
-        return folded(self.merged.get(key, key))
+    def team(self, name: str, code: str = "") -> str:
+        """A team's key across nights and cafés: its league ``code``, else the code the roster gives
+        its name, else its name as names are compared; then as the organiser merged it."""
+        key = code or self._coded.get(folded(name), folded(name))
+        for _ in range(len(self.merged)):  # a merge into a team merged since: followed, never round a loop
+            if key not in self.merged:
+                break
+            key = self.merged[key]
+        return key
+
+    def mergeable(self, duplicate: str, into: str) -> None:
+        """LeagueRefused unless ``duplicate`` and ``into`` (keys, as the season's lines give them)
+        are two teams of the season."""
+        keys = {line.key for line in self.season()}
+        if duplicate not in keys or into not in keys:
+            raise LeagueRefused("a merge names two teams of the season, as its page lists them")
+        if duplicate == into:
+            raise LeagueRefused("a merge names two teams of the season, not one twice")
+
+    def merge(self, duplicate: str, into: str) -> None:
+        """The organiser's merge: the season's team ``duplicate`` (its key) is ``into`` from now on
+        (``mergeable``'s refusal else)."""
+        self.mergeable(duplicate, into)
+        with self._lock:
+            self.merged[duplicate] = into
+            self.version += 1
 
     def season(self, cafe: str | None = None) -> list[SeasonLine]:
         """The season's standings, over every café's nights or ``cafe``'s alone, the leader first."""
@@ -240,29 +295,34 @@ class League:
             kept = sorted((n for n in self.nights.values() if cafe is None or n.cafe == cafe),
                           key=lambda n: (n.night.opened, n.cafe, n.host, n.night.id))
         scored: dict[str, list[float]] = {}
-        names: dict[str, str] = {}
+        names: dict[str, str] = dict(self.teams)  # a code's name: the roster's
+        coded = set(self.teams)  # the keys that are codes: the roster's, and those the nights' teams gave
         cafes: dict[str, set[str]] = {}
         counts: dict[str, list[int]] = {}  # played, won, lost, drawn
         results: list[Result] = []
         for held in kept:
             night = held.night
+            keys = {name: self.team(name, team.code) for name, team in night.teams.items()}
+            coded.update(team.code for team in night.teams.values() if team.code)
             for line in night.standings():
-                key = self.team(line.team)
+                key = keys.setdefault(line.team, self.team(line.team))
                 scored.setdefault(key, []).append(self.scoring.of(line))
-                names[key] = line.team
+                if key not in self.teams:
+                    names[key] = line.team
                 cafes.setdefault(key, set()).add(held.cafe)
                 count = counts.setdefault(key, [0, 0, 0, 0])
                 for place, value in enumerate((line.played, line.won, line.lost, line.drawn)):
                     count[place] += value
             for result in night.counted():
-                teams = (self.team(result.teams[0]), self.team(result.teams[1]))
+                teams = (keys.setdefault(result.teams[0], self.team(result.teams[0])),
+                         keys.setdefault(result.teams[1], self.team(result.teams[1])))
                 if teams[0] != teams[1]:  # two of a night merged into one: no game against itself
                     results.append(Result(f"{held.cafe}/{held.host}/{night.id}/{result.id}", None, teams,
-                                          None if result.winner is None else self.team(result.winner), result.how,
+                                          None if result.winner is None else keys[result.winner], result.how,
                                           result.margin, result.at))
         rated = {line.team: line for line in standings(scored, results)}  # round None: in the order decided
-        lines = [SeasonLine(names[key], tuple(sorted(cafes[key])), len(points), self.scoring.total(points), played,
-                            won, lost, drawn, rated[key].mu, rated[key].sigma)
+        lines = [SeasonLine(names[key], key if key in coded else "", key, tuple(sorted(cafes[key])), len(points),
+                            self.scoring.total(points), played, won, lost, drawn, rated[key].mu, rated[key].sigma)
                  for key, points in scored.items() for played, won, lost, drawn in [counts[key]]]
         lines.sort(key=lambda s: (-s.points, -s.ordinal))
         level = Counter((line.points, line.ordinal) for line in lines)
@@ -282,13 +342,37 @@ class League:
                 "season": [line.to_json() for line in self.season()],
                 "cafes": [{"cafe": name, "heard": heard.get(name),
                            "nights": [{"night": n.night.id, "name": n.night.name, "host": n.host,
-                                       "closed": n.night.closed, "seq": n.seq, "games": len(n.night.played)}
+                                       "closed": n.night.closed, "seq": n.seq, "games": len(n.night.played),
+                                       "trf": n.trf is not None}
                                       for n in sorted(kept, key=lambda n: n.night.opened) if n.cafe == name],
                            "season": [line.to_json() for line in self.season(name)]} for name in by_cafe],
                 "apart": [{"cafe": a.cafe, "host": a.host, "night": a.night, "why": say(a.why, lang)} for a in apart]}
 
+    def trf(self, cafe: str, host: str, night_id: str) -> str | None:
+        """The TRF of a night kept, as its host wrote it; None when no such night, or its host sent none."""
+        with self._lock:
+            kept = self.nights.get((cafe, host, night_id))
+        return None if kept is None else kept.trf
+
+    def rows(self, cafe: str | None = None) -> list[list[object]]:
+        """The season's standings (``cafe``'s alone, or overall) as an export's rows: ``COLUMNS``, then a team a row."""
+        return [list(COLUMNS), *([line.place, line.team, " ".join(line.cafes), line.nights, line.points, line.played,
+                                  line.won, line.lost, line.drawn, round(line.ordinal, 2) + 0.0, line.code]
+                                 for line in self.season(cafe))]
+
     def csv(self) -> str:
         """The season's standings overall, one line a team, the leader first."""
-        return csv_text([["place", "team", "cafes", "nights", "points", "played", "won", "lost", "drawn", "rating"],
-                         *([line.place, line.team, " ".join(line.cafes), line.nights, line.points, line.played,
-                            line.won, line.lost, line.drawn, round(line.ordinal, 2) + 0.0] for line in self.season())])
+        return csv_text(self.rows())
+
+    def xlsx(self) -> bytes:
+        """The season's standings as a workbook: a sheet overall (``season``), then one a café (its
+        name as a sheet's title may be: no ``[]:*?/\\``, 31 characters, and told apart)."""
+        with self._lock:
+            cafes = sorted({n.cafe for n in self.nights.values()})
+        sheets: dict[str, list[tuple[object, ...]]] = {"season": [tuple(row) for row in self.rows()]}
+        for cafe in cafes:
+            title = "".join("_" if c in "[]:*?/\\" else c for c in cafe)[:28]
+            taken = {name.casefold() for name in sheets}  # a spreadsheet tells titles apart by more than their case
+            title = next(f"{title}{n or ''}" for n in range(len(sheets) + 1) if f"{title}{n or ''}".casefold() not in taken)
+            sheets[title] = [tuple(row) for row in self.rows(cafe)]
+        return workbook(sheets)

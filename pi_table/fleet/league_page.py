@@ -3,10 +3,15 @@
 It reads every café's closed nights off the league's broker (``league/<league>/cafes/#``, QoS 1, as
 the broker's ``league`` user, in a session the broker keeps), folds them (``league.League``), and
 sends the season back, retained, on ``league/<league>/season``, which each café's bridge brings
-down. Its page is public and read-only, as a league table pinned on a wall: the season overall and
-per café, when each café was last heard, and the nights refused, with why; in the language the
-phone asks for (or ``?lang=``); the season as CSV. It changes nothing: the organiser's roster
-(the cafés, their tables, the teams merged, the scoring) is a file (``read_roster``).
+down. Its page is public, as a league table pinned on a wall: the season overall and per café,
+when each café was last heard, each night with its TRF to download, and the nights refused, with
+why; in the language the phone asks for (or ``?lang=``); the season as CSV and as a workbook. The
+organiser's roster (the cafés, their tables, the teams and their codes, the teams merged, the
+scoring) is a file (``read_roster``). Given a password (``--password-file``), the organiser signs
+in on the page as on the fleet's dashboard (``web.auth.Gate``: the same hash, the same limits on
+tries) and merges two teams of the season into one: a form with its session's CSRF token, from
+the page's own origin, written to the roster (``write_merge``: in one step, the file before it
+kept beside it) and the season sent down again.
 
 What it knows lives in memory: restarted, it learns every night again from the retained messages.
 """
@@ -22,33 +27,57 @@ import sys
 import threading
 import time
 import tomllib
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import paho.mqtt.client as mqtt
+import tomlkit
 from aiohttp import web
+from tomlkit.exceptions import TOMLKitError
 
 from .. import config
 from ..config import FleetConfig
 from ..config.settings import shown_url
 from ..engine.errors import Refusal
-from ..engine.phrase import N_
+from ..engine.phrase import N_, Phrase
 from ..engine.views import LANGUAGES
 from ..errors import PiTableError
+from ..files import replace_file
+from ..night.names import MAX_NAME, NameRefused, code, tidy
 from ..ui.i18n import say, translation
+from ..web.auth import Gate, Refused, Why, same
 from ..web.runner import ServerThread
 from . import link
-from .dashboard import asked_language
-from .league import PLACES, SCALE, League, Scoring, season_topic
+from .dashboard import (
+    ATTEMPTS,
+    ATTEMPTS_OVERALL,
+    SESSION_S,
+    asked_language,
+    read_password_file,
+    same_origin,
+    set_password,
+)
+from .league import PLACES, SCALE, League, LeagueRefused, Scoring, season_topic, team_key
 
 log = logging.getLogger("pi_table.fleet")
 SEASON_EVERY_S = 1.0  # the season is sent again at most this often, however many nights came
+COOKIE = "pi_table_league"  # the organiser's session; "pi_table_league_device": a browser that has signed in before
 WORDS = {  # the page's words, translated once for each language
     "title": N_("The league {league}"), "overall": N_("The season"), "cafe": N_("Café"), "team": N_("Team"),
     "place": N_("Place"), "cafes": N_("Cafés"), "nights": N_("Nights"), "points": N_("Points"),
     "played": N_("played"), "won": N_("won"), "lost": N_("lost"), "drawn": N_("drawn"), "rating": N_("rating"),
     "heard": N_("Last heard: {when}"), "unheard": N_("never heard"), "export": N_("The season (CSV)"),
+    "xlsx": N_("The season (xlsx)"), "code": N_("Code"), "nights_of": N_("The café's nights"),
+    "trf": N_("TRF"), "night_at": N_("{name}, table {table}"),
+    "organiser": N_("The organiser's sign-in"), "password": N_("Password"), "sign_in": N_("Sign in"),
+    "sign_out": N_("Sign out"), "wrong": N_("Wrong password."), "wait": N_("Too many tries: wait a minute."),
+    "busy": N_("Too many logins at once: try again in a moment."),
+    "merge": N_("Merge two teams"), "duplicate": N_("The team"), "into": N_("is the same team as"),
+    "merge_button": N_("Merge"), "merged": N_("{duplicate} and {into} are one team of the season from now on."),
+    "unwritten": N_("The roster could not be written ({error}): nothing was merged."),
     "apart": N_("Nights refused"), "none": N_("No night yet."), "from": N_("from {cafe}, table {table}"),
     "scoring_night": N_("Each night counts its own points."),
     "scoring_places": N_("Each night counts points by place: {scale}."),
@@ -60,23 +89,64 @@ class RosterError(PiTableError, ValueError):
     """The organiser's roster file cannot be used: the message names the file, the key and what was expected."""
 
 
-def read_roster(path: Path) -> tuple[dict[str, list[str]], dict[str, str], Scoring]:
-    """The organiser's roster (TOML): ``[cafes]`` each café's name and its tables, ``[merged]`` a
-    team's name and the one it is merged into, ``[scoring]`` points ("night" or "places"), scale
-    and best; RosterError naming the file, the key and what was expected (never the file's text)."""
+@dataclass(frozen=True)
+class Roster:
+    """The organiser's roster: each café's tables, each team's league code and its name, the teams
+    merged (each key into another, ``league.team_key``), and the scoring."""
+
+    cafes: dict[str, list[str]]
+    teams: dict[str, str]
+    merged: dict[str, str]
+    scoring: Scoring
+
+    def league(self, name: str) -> League:
+        return League(name, self.scoring, self.cafes, self.merged, self.teams)
+
+
+def read_roster(path: Path) -> Roster:
+    """The organiser's roster (TOML): ``[cafes]`` each café's name and its tables, ``[teams]`` each
+    team's league code and its name, ``[merged]`` a team (its code, or its name) and the one it is
+    merged into, ``[scoring]`` points ("night" or "places"), scale and best; RosterError naming the
+    file, the key and what was expected (never the file's text)."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise RosterError(f"{path}: cannot be read ({e.strerror or type(e).__name__})") from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except UnicodeDecodeError:
         raise RosterError(f"{path}: is not TOML in UTF-8") from None
-    unknown = sorted(set(data) - {"cafes", "merged", "scoring"})
+    return _roster(text, path)
+
+
+def _roster(text: str, path: Path) -> Roster:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        raise RosterError(f"{path}: is not TOML in UTF-8") from None
+    unknown = sorted(set(data) - {"cafes", "teams", "merged", "scoring"})
     if unknown:
-        raise RosterError(f"{path}: [{unknown[0]}] is no part of a roster: expected [cafes], [merged] and [scoring]")
-    cafes, merged, scoring = data.get("cafes", {}), data.get("merged", {}), data.get("scoring", {})
+        raise RosterError(f"{path}: [{unknown[0]}] is no part of a roster: expected [cafes], [teams], [merged] "
+                          "and [scoring]")
+    cafes, teams, merged, scoring = (data.get(part, {}) for part in ("cafes", "teams", "merged", "scoring"))
+    for part, value in (("cafes", cafes), ("teams", teams), ("merged", merged), ("scoring", scoring)):
+        if not isinstance(value, dict):
+            raise RosterError(f"{path}: {part} should be a table, [{part}]")
     for name, tables in cafes.items():
         if not isinstance(tables, list) or not all(isinstance(t, str) and t for t in tables):
             raise RosterError(f"{path}: cafes.{name} should be a list of the café's tables' names")
+    codes: dict[str, str] = {}
+    for given, name in teams.items():
+        try:
+            kept = code(given)
+        except NameRefused:
+            raise RosterError(f"{path}: teams: each key is a team's league code, 3 to 8 letters or digits") from None
+        if kept in codes:
+            raise RosterError(f"{path}: teams.{given} is the code {kept} a second time: each team's code is its own")
+        try:
+            codes[kept] = tidy(name, MAX_NAME, "team name") if isinstance(name, str) else ""
+        except NameRefused:
+            codes[kept] = ""
+        if not codes[kept]:
+            raise RosterError(f"{path}: teams.{kept} should be the team's name, 1 to {MAX_NAME} characters")
     for name, into in merged.items():
         if not isinstance(into, str) or not into:
             raise RosterError(f"{path}: merged.{name} should be the name of the team it is merged into")
@@ -87,16 +157,45 @@ def read_roster(path: Path) -> tuple[dict[str, list[str]], dict[str, str], Scori
         chosen = Scoring(str(scoring.get("points", "night")), tuple(scoring.get("scale", SCALE)), scoring.get("best", 0))
     except (TypeError, ValueError) as e:
         raise RosterError(f"{path}: [scoring]: {e}") from None
-    return {name: list(tables) for name, tables in cafes.items()}, dict(merged), chosen
+    return Roster({name: list(tables) for name, tables in cafes.items()}, codes, dict(merged), chosen)
+
+
+def write_merge(path: Path, duplicate: str, into: str) -> None:
+    """The organiser's merge written to the roster at ``path``: ``[merged]`` gains ``duplicate =
+    into`` (two teams' keys), everything else in the file kept; the file it replaces kept beside
+    it (``ROSTER.good``), each written in one step. RosterError, and nothing written, when the
+    roster cannot be read or would not read back as a roster with the merge."""
+    old = path.read_bytes() if path.exists() else b""
+    try:
+        document = tomlkit.parse(old.decode("utf-8"))
+        if "merged" not in document:
+            document["merged"] = tomlkit.table()
+        document["merged"][duplicate] = into
+        new = tomlkit.dumps(document)
+    except (UnicodeDecodeError, TOMLKitError, TypeError, AttributeError):
+        raise RosterError(f"{path}: is not a roster this page can change: merge the teams in [merged] by hand") from None
+    if team_key(_roster(new, path).merged.get(duplicate, "")) != team_key(into):
+        raise RosterError(f"{path}: the merge would not read back: merge the teams in [merged] by hand")
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+    if old:
+        replace_file(path.with_name(path.name + ".good"), old, mode)
+    replace_file(path, new.encode("utf-8"), mode)
 
 
 class LeaguePage(ServerThread):
     """The league's subscriber and its page: paho's thread folds the nights, the page reads them."""
 
     def __init__(self, broker: FleetConfig, league: League, host: str, port: int, lang: str = "en",
-                 client_id: str = "pi-table-league") -> None:
+                 client_id: str = "pi-table-league", password_hash: str | None = None, roster: Path | None = None
+                 ) -> None:
+        """``password_hash``: the organiser's sign-in (None: the page is read-only), which merges
+        teams into the ``roster`` file."""
         super().__init__("league-page")
         self.broker, self.league, self.host, self.port, self.lang = broker, league, host, port, lang
+        self.roster = roster
+        self.gate = None if password_hash is None else Gate(
+            "league", lambda: password_hash, COOKIE, "/", ATTEMPTS, ATTEMPTS_OVERALL, SESSION_S, time.monotonic,
+            cookie_s=SESSION_S)
         self.client = link.client(broker, client_id)
         self.client.on_connect = self._connected
         self.client.on_message = self._message
@@ -152,6 +251,13 @@ class LeaguePage(ServerThread):
         app.router.add_get("/", self._page)
         app.router.add_get("/season.json", self._json)
         app.router.add_get("/season.csv", self._csv)
+        app.router.add_get("/season.xlsx", self._xlsx)
+        app.router.add_get("/nights/{cafe}/{host}/{night}.trf", self._trf)
+        if self.gate is not None:
+            app.router.add_get("/login", self._login_page)
+            app.router.add_post("/login", self._login)
+            app.router.add_post("/logout", self._logout)
+            app.router.add_post("/merge", self._merge)
         runner = await self._set_up(app)
         await web.TCPSite(runner, self.host, self.port).start()
         if self.port == 0:
@@ -168,53 +274,188 @@ class LeaguePage(ServerThread):
         return web.Response(text=await asyncio.to_thread(self.league.csv), content_type="text/csv",
                             headers={"Content-Disposition": f'attachment; filename="league-{self.league.name}.csv"'})
 
-    async def _page(self, request: web.Request) -> web.Response:
+    async def _xlsx(self, request: web.Request) -> web.Response:
+        return web.Response(body=await asyncio.to_thread(self.league.xlsx),
+                            content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                            headers={"Content-Disposition": f'attachment; filename="league-{self.league.name}.xlsx"'})
+
+    async def _trf(self, request: web.Request) -> web.Response:
+        """A night's TRF, as its host wrote it: the night of a café's table the league keeps."""
+        info = request.match_info
+        trf = self.league.trf(info["cafe"], info["host"], info["night"])
+        if trf is None:
+            raise web.HTTPNotFound(text="no TRF of that night: the league keeps no such night, or its table sent none")
+        return web.Response(text=trf, content_type="text/plain", charset="utf-8",
+                            headers={"Content-Disposition": f'attachment; filename="{info["night"]}.trf"'})
+
+    async def _page(self, request: web.Request, said: str = "", status: int = 200) -> web.Response:
         lang = self._language(request)
-        body = await asyncio.to_thread(page, self.league.to_json(lang), lang)
-        return web.Response(text=body, content_type="text/html")
+        session = None if self.gate is None else self.gate.live(request)
+        organiser = None if self.gate is None else "" if session is None else session.csrf
+        body = await asyncio.to_thread(page, self.league.to_json(lang), lang, organiser, said)
+        return web.Response(text=body, content_type="text/html", status=status)
+
+    # the organiser's sign-in, as the fleet's dashboard's (one Gate: the same hash, the same limits)
+
+    async def _login_page(self, request: web.Request, said: str = "", status: int = 200) -> web.Response:
+        lang = self._language(request)
+        return web.Response(text=login_page(lang, said), content_type="text/html", status=status)
+
+    async def _login(self, request: web.Request) -> web.Response:
+        assert self.gate is not None  # the route is there with a password alone
+        if not same_origin(request):
+            raise web.HTTPForbidden(text="a login from another site's page")
+        try:
+            form = await request.post()
+        except ValueError:  # a body that is not a form in UTF-8
+            raise web.HTTPBadRequest(text="the login is a form with a password field, in UTF-8") from None
+        entered = await self.gate.log_in(request, form.get("password"))
+        if isinstance(entered, Refused):
+            said = {Why.TOO_MANY: "wait", Why.BUSY: "busy", Why.WRONG: "wrong"}.get(entered.why, "wrong")
+            lang = self._language(request)
+            return await self._login_page(request, translation(lang).gettext(WORDS[said]), entered.status)
+        response = web.HTTPSeeOther("/")
+        self.gate.let_in(request, response, entered)
+        raise response
+
+    async def _logout(self, request: web.Request) -> web.Response:
+        assert self.gate is not None
+        if not same_origin(request):
+            raise web.HTTPForbidden(text="a logout from another site's page")
+        response = web.HTTPSeeOther("/")
+        self.gate.log_out(request, response)
+        raise response
+
+    async def _merge(self, request: web.Request) -> web.Response:
+        """The organiser merges two teams of the season: a form from this page's origin, with the
+        session's CSRF token; written to the roster, then the season sent down again."""
+        assert self.gate is not None and self.roster is not None  # main() asks for a roster with a password
+        if not same_origin(request):
+            raise web.HTTPForbidden(text="a merge from another site's page")
+        session = self.gate.visit(request)
+        if isinstance(session, Refused):
+            raise web.HTTPSeeOther("/login")
+        try:
+            form = await request.post()
+        except ValueError:
+            raise web.HTTPBadRequest(text="a merge is a form with csrf, duplicate and into fields, in UTF-8") from None
+        token, duplicate, into = (form.get(name) for name in ("csrf", "duplicate", "into"))
+        if not isinstance(token, str) or not same(token, session.csrf):
+            raise web.HTTPForbidden(text="a merge without the page's token: load the page again")
+        lang = self._language(request)
+        gettext = translation(lang).gettext
+        if not isinstance(duplicate, str) or not isinstance(into, str):
+            return await self._page(request, say(Phrase.of("a merge names two teams of the season, as its page lists "
+                                                           "them"), lang), 400)
+        names = {line.key: line.team for line in self.league.season()}
+        try:
+            await asyncio.to_thread(self._merged, duplicate, into)
+        except LeagueRefused as e:
+            return await self._page(request, say(e.phrase, lang), 409)
+        except (RosterError, OSError) as e:
+            log.error("the league's page could not write the merge to %s: %s", self.roster, e)
+            error = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            return await self._page(request, gettext(WORDS["unwritten"]).format(error=error), 500)
+        log.info("the organiser merged the team %s into %s", duplicate, into)
+        return await self._page(request, gettext(WORDS["merged"]).format(duplicate=names[duplicate], into=names[into]))
+
+    def _merged(self, duplicate: str, into: str) -> None:
+        """The merge checked against the season, written to the roster, then made: the league
+        (and the season it sends down) changes only once the roster keeps it."""
+        assert self.roster is not None
+        self.league.mergeable(duplicate, into)
+        write_merge(self.roster, duplicate, into)
+        self.league.merge(duplicate, into)
 
 
-def page(data: dict[str, Any], lang: str) -> str:
-    """The league's page in ``lang``: the season overall, each café's (when it was last heard), the nights refused."""
+def login_page(lang: str, said: str = "") -> str:
+    """The organiser's sign-in, in ``lang``."""
+    w = {key: translation(lang).gettext(text) for key, text in WORDS.items()}
+    e = html.escape
+    return _html(lang, w["organiser"], f"<h1>{e(w['organiser'])}</h1>"
+                 f'<form method="post" action="/login"><label>{e(w["password"])} <input type="password" '
+                 f'name="password" autocomplete="current-password" autofocus></label> <button>{e(w["sign_in"])}</button>'
+                 f'</form>{f"<p>{e(said)}</p>" if said else ""}')
+
+
+def _html(lang: str, title: str, body: str, refresh: bool = False) -> str:
+    """A page of the league's, in ``lang``; ``refresh``: loaded again each minute (the season's, read-only)."""
+    again = '<meta http-equiv="refresh" content="60">' if refresh else ""
+    return (f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">'
+            f"{again}<title>{html.escape(title)}</title></head><body>{body}</body></html>")
+
+
+def page(data: dict[str, Any], lang: str, organiser: str | None = None, said: str = "") -> str:
+    """The league's page in ``lang``: the season overall, each café's (when it was last heard, its
+    nights and their TRFs), the nights refused. ``organiser``: None on a page without a sign-in,
+    "" for a visitor (a link to sign in), else the signed-in organiser's CSRF token (the form that
+    merges two teams); ``said``: what the organiser's last request did."""
     gettext = translation(lang).gettext
     w = {key: gettext(text) for key, text in WORDS.items()}
     e = html.escape
     scoring = data["scoring"]
-    said = (w["scoring_places"].format(scale=", ".join(f"{p:g}" for p in scoring["scale"]))
-            if scoring["points"] == PLACES else w["scoring_night"])
+    said_scoring = (w["scoring_places"].format(scale=", ".join(f"{p:g}" for p in scoring["scale"]))
+                    if scoring["points"] == PLACES else w["scoring_night"])
     if scoring["best"]:
-        said += " " + w["best"].format(best=scoring["best"])
-    heads = "".join(f"<th>{w[key]}</th>" for key in ("place", "team", "cafes", "nights", "points", "played", "won",
-                                                     "lost", "drawn", "rating"))
+        said_scoring += " " + w["best"].format(best=scoring["best"])
+    heads = "".join(f"<th>{w[key]}</th>" for key in ("place", "team", "code", "cafes", "nights", "points", "played",
+                                                     "won", "lost", "drawn", "rating"))
 
     def table(lines: list[dict[str, Any]]) -> str:
         if not lines:
             return f"<p>{w['none']}</p>"
         rows = "".join(
             f"<tr><td>{line['place']}{'=' if line['shared'] else ''}</td><td>{e(line['team'])}</td>"
-            f"<td>{e(', '.join(line['cafes']))}</td><td>{line['nights']}</td><td>{line['points']:g}</td>"
-            f"<td>{line['played']}</td><td>{line['won']}</td><td>{line['lost']}</td><td>{line['drawn']}</td>"
-            f"<td>{line['rating']:.2f}</td></tr>" for line in lines)
+            f"<td>{e(line.get('code', ''))}</td><td>{e(', '.join(line['cafes']))}</td><td>{line['nights']}</td>"
+            f"<td>{line['points']:g}</td><td>{line['played']}</td><td>{line['won']}</td><td>{line['lost']}</td>"
+            f"<td>{line['drawn']}</td><td>{line['rating']:.2f}</td></tr>" for line in lines)
         return f"<table><thead><tr>{heads}</tr></thead><tbody>{rows}</tbody></table>"
 
-    parts = [f"<h1>{e(w['title'].format(league=data['league']))}</h1><p>{e(said)}</p>",
-             f'<p><a href="/season.csv">{w["export"]}</a></p>', f"<h2>{w['overall']}</h2>", table(data["season"])]
+    title = w["title"].format(league=data["league"])
+    parts = [f"<h1>{e(title)}</h1><p>{e(said_scoring)}</p>",
+             f'<p><a href="/season.csv">{w["export"]}</a> · <a href="/season.xlsx">{w["xlsx"]}</a></p>']
+    if organiser == "":
+        parts.append(f'<p><a href="/login">{w["organiser"]}</a></p>')
+    elif organiser:
+        parts.append(f'<form method="post" action="/logout"><button>{w["sign_out"]}</button></form>')
+    if said:
+        parts.append(f'<p role="status">{e(said)}</p>')
+    parts += [f"<h2>{w['overall']}</h2>", table(data["season"])]
+    if organiser and len(data["season"]) > 1:
+        options = "".join(f'<option value="{e(line["key"])}">{e(line["team"])}'
+                          f'{e(" (" + line["code"] + ")") if line.get("code") else ""}</option>' for line in data["season"])
+        parts.append(f'<h2>{w["merge"]}</h2><form method="post" action="/merge">'
+                     f'<input type="hidden" name="csrf" value="{e(organiser)}">'
+                     f'<label>{w["duplicate"]} <select name="duplicate">{options}</select></label> '
+                     f'<label>{w["into"]} <select name="into">{options}</select></label> '
+                     f'<button>{w["merge_button"]}</button></form>')
     for cafe in data["cafes"]:
         heard = (w["heard"].format(when=datetime.fromtimestamp(cafe["heard"], UTC).strftime("%Y-%m-%d %H:%M UTC"))
                  if cafe["heard"] is not None else w["unheard"])
         parts += [f"<h2>{w['cafe']}: {e(cafe['cafe'])}</h2><p>{e(heard)}</p>", table(cafe["season"])]
+        nights = "".join(
+            f"<li>{e(w['night_at'].format(name=n['name'], table=n['host']))}"
+            + (f' · <a href="/nights/{quote(cafe["cafe"], safe="")}/{quote(n["host"], safe="")}/'
+               f'{quote(n["night"], safe="")}.trf" download>{w["trf"]}</a>' if n["trf"] else "") + "</li>"
+            for n in cafe["nights"])
+        if nights:
+            parts.append(f"<h3>{w['nights_of']}</h3><ul>{nights}</ul>")
     if data["apart"]:
         items = "".join(f"<li>{e(a['night'])}, {e(w['from'].format(cafe=a['cafe'], table=a['host']))}: {e(a['why'])}</li>"
                         for a in data["apart"])
         parts += [f"<h2>{w['apart']}</h2><ul>{items}</ul>"]
-    return (f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">'
-            f'<meta http-equiv="refresh" content="60"><title>{e(w["title"].format(league=data["league"]))}</title>'
-            f"</head><body>{''.join(parts)}</body></html>")
+    return _html(lang, title, "".join(parts), refresh=not organiser)
 
 
 def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    """``pi-table league``: serve the league's page until SIGTERM or SIGINT."""
+    """``pi-table league``: set the organiser's password, or serve the league's page until SIGTERM or SIGINT."""
+    if args.set_password:
+        if args.password_file is None:
+            parser.error("--set-password writes the password's hash to --password-file: name the file")
+        return set_password(parser, args.password_file, "league")
+    if not args.broker or not args.league:
+        parser.error("--broker and --league are needed: the league broker's URL and the league's name")
     try:
         broker = config.broker(args.broker, password_file=args.broker_password_file, ca=args.ca)
         if broker.in_clear and not args.password_in_clear:
@@ -222,12 +463,15 @@ def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                              "use mqtts:// (TLS), or --password-in-clear for a broker on a network you trust")
         if not args.league or any(c in args.league for c in "/+# \0"):
             raise ValueError("--league is the league's name, one level of its topics: no '/', '+', '#' or space")
-        cafes, merged, scoring = read_roster(args.roster) if args.roster else ({}, {}, Scoring())
-        league = League(args.league, scoring, cafes, merged)
+        if args.password_file is not None and args.roster is None:
+            raise ValueError("--password-file signs the organiser in to merge teams in the roster: name it, --roster")
+        roster = read_roster(args.roster) if args.roster else Roster({}, {}, {}, Scoring())
+        stored = None if args.password_file is None else read_password_file(args.password_file)
     except ValueError as e:
         parser.error(str(e))
     try:
-        served = LeaguePage(broker, league, args.host, args.port, args.lang)
+        served = LeaguePage(broker, roster.league(args.league), args.host, args.port, args.lang,
+                            password_hash=stored, roster=args.roster)
         served.start()
     except OSError as e:
         print(f"pi-table league: {e.strerror or e}: {e.filename or f'{args.host}:{args.port}'}", file=sys.stderr)

@@ -307,9 +307,12 @@ class Reporter:
         from . import league  # the league's fold and its page: loaded at a table of a café in a league alone
 
         message = league.record(night, self.config.cafe, self.table_id)
-        if message is not None:
-            self._retain("league.night", league.night_topic(self.config.league, self.config.cafe, self.table_id,
-                                                            night.id), message)
+        if message is None:
+            return
+        if len(json.dumps(message).encode()) > schema.MAX_PAYLOAD:
+            message.pop("trf", None)  # the night without its TRF, rather than no night at all
+        self._retain("league.night", league.night_topic(self.config.league, self.config.cafe, self.table_id, night.id),
+                     message)
 
     def plan(self, plan: Message | None) -> None:
         """The plan of the night this table hosts (``Recorder.plan``): published retained now

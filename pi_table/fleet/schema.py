@@ -21,7 +21,7 @@ from ..engine import CELLS
 from ..engine.games import NAMES, terminations
 from ..engine.phrase import Phrase
 from ..errors import PiTableError
-from ..night.names import MAX_NAME, MAX_NICKNAMES
+from ..night.names import MAX_CODE, MAX_NAME, MAX_NICKNAMES
 from ..night.pairing import MAX_TABLES
 from ..night.state import MAX_HISTORY
 
@@ -29,6 +29,7 @@ MAX_PAYLOAD = 256 * 1024  # bytes: some ten times the longest status a finished 
 NAME = 100  # characters in an id, a game's, a device's or a team's name, a version, a board
 SAID = 1000  # characters in a warning, a device's health, a game's reason, an error
 MOST = 64  # devices in a health, warnings in a list
+MOST_TRF = 128 * 1024  # characters of a night's TRF sent to a league: 256 teams over 40 rounds
 SURROGATE = re.compile("[\ud800-\udfff]")  # JSON's \ud800 alone: no UTF-8 can carry it (the CSV could not be sent)
 # A message's JSON object: what a table publishes, or what ``Record.read`` kept of one (its
 # declared fields alone, each of the kind its Spec declares, checked here at run time).
@@ -266,6 +267,7 @@ NIGHT = Record({  # night.recorder.Recorder.report: the table's night and the ga
     "free": Text(NAME),  # the game under way there that is no round's (issue 49); none while there is none
 }, required=("night", "name", "open", "teams", "games"))
 TEAM = Record({"name": Text(MAX_NAME), "nicknames": ListOf(Text(MAX_NAME), MAX_NICKNAMES),
+               "code": Text(MAX_CODE),  # its league code (issue 64); none when it gave none
                "since": Number(1, 10_000, whole=True)},  # a team that joined late: the rounds it missed
               required=("name", "nicknames"))
 PAIR = Record({"table": Text(NAME), "red": Text(MAX_NAME), "blue": Text(MAX_NAME)}, required=("table", "red", "blue"))
@@ -282,6 +284,7 @@ FOLDED = Record({  # night.book.Night.events: the host's events (night.book.HOST
     "late": Number(0, 1), "draw": Text(NAME), "seeding": Text(NAME),
     "seeds": MapOf(Number(-(10**6), 10**6), 2000),  # earlier nights' ratings, by folded name
     "team": Text(MAX_NAME), "nicknames": ListOf(Text(MAX_NAME), MAX_NICKNAMES), "waiting": Flag(),
+    "team_code": Text(MAX_CODE),  # a team's league code, as it joined (issue 64)
     "round": Shapes(Number(1, 10_000, whole=True), ROUND),  # a staff event's round, or a round proposed or confirmed
     "table": Text(NAME), "result": Text(NAME), "winner": maybe(Text(MAX_NAME)), "game": NAMED, "by": Text(NAME),
     "points": Number(0, 1),  # a bye asked for: H or Z, as the director chose
@@ -300,9 +303,11 @@ TOPICS: dict[str, Spec] = {"status": STATUS, "online": Flag(), "events": EVENT, 
 LEAGUE_NIGHT = Record({  # fleet.league.record: a café's closed night, as its host table sends it to the league
     "night": Text(NAME), "cafe": Text(NAME), "host": Text(NAME), "seq": Number(0, 10**9, whole=True),
     "closed": TIME, "events": Records(FOLDED, 10_000), "games": Records(GAME, MOST_GAMES),
+    "trf": Text(MOST_TRF),  # its TRF as its host wrote it (issue 64); a host before it sends none
 }, required=("night", "cafe", "host", "seq", "closed", "events", "games"))
 SEASON_LINE = Record({  # fleet.league.SeasonLine.to_json: a team's line of the season
-    "team": Text(MAX_NAME), "cafes": ListOf(Text(NAME), MOST), "nights": Number(0, 10**6, whole=True),
+    "team": Text(MAX_NAME), "code": Text(MAX_CODE),  # its league code, when it has one
+    "cafes": ListOf(Text(NAME), MOST), "nights": Number(0, 10**6, whole=True),
     "points": Number(0, 10**9), "played": Number(0, 10**6, whole=True), "won": Number(0, 10**6, whole=True),
     "lost": Number(0, 10**6, whole=True), "drawn": Number(0, 10**6, whole=True), "rating": Number(-(10**6), 10**6),
     "place": Number(1, 10**6, whole=True), "shared": Flag(),

@@ -351,16 +351,18 @@ class Book:
         return seeds
 
     @_locked
-    def join(self, name: str, nicknames: Iterable[str] = (), waiting: bool = False) -> Team:
-        """A team joins: at once from the staff page, ``waiting`` for the staff's approval from a phone."""
+    def join(self, name: str, nicknames: Iterable[str] = (), waiting: bool = False, code: str = "") -> Team:
+        """A team joins: at once from the staff page, ``waiting`` for the staff's approval from a
+        phone; ``code``: its league code, as typed (``names.code``)."""
         night = self._hosted()
         if waiting and len(night.waiting) >= MAX_WAITING:
             raise NightRefused("{count} teams are waiting for the staff to confirm them: ask the staff",
                                count=MAX_WAITING)
         if waiting and len(night.teams) + len(night.waiting) >= MAX_TEAMS:
             raise NightRefused("the night has all the teams it takes: ask the staff")
-        joined = team(name, nicknames, [*night.teams, *night.waiting], self.blocked)
+        joined = team(name, nicknames, [*night.teams, *night.waiting], self.blocked, code)
         self._change({"event": "join", "team": joined.name, "nicknames": list(joined.nicknames),
+                      **({"team_code": joined.code} if joined.code else {}),
                       **({"waiting": True} if waiting else {})})
         return joined
 

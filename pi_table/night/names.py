@@ -2,7 +2,9 @@
 words it does not want shown (``[night] blocked_words``).
 
 A team is a name and, if its players like, their first names or nicknames: no account, no
-e-mail, nothing the café did not ask for. Everything here is shown on the spectators' TV and
+e-mail, nothing the café did not ask for. A team of a league carries its league code too
+(``code``): a few letters and digits the league's roster gives it, by which the league knows it
+across nights and cafés whatever name it types (issue 64). Everything here is shown on the spectators' TV and
 the fleet's dashboard, so a name is checked before it is kept, never after.
 
 A blocked word is matched as a whole word of the name, its case and accents aside ("Ölf" is
@@ -21,6 +23,8 @@ from ..files import NotAFile, TooBig, read_file
 
 MAX_NAME = 24  # characters: a team's name on a table's screen line, "next: NAME vs NAME at table 2"
 MAX_NICKNAMES = 8
+MAX_CODE = 8  # a team's league code's letters and digits: short enough to type on a phone
+CODE = re.compile(rf"[A-Z0-9]{{3,{MAX_CODE}}}")  # a team's league code, as it is kept
 MAX_BLOCKLIST_BYTES = 256 * 1024  # a few thousand words; more is a wrong file
 WORD = re.compile(r"[^\W_]+")
 
@@ -39,9 +43,10 @@ class Team:
 
     name: str
     nicknames: tuple[str, ...] = ()
+    code: str = ""  # its league code (``code``), if it gave one
 
     def to_json(self) -> dict[str, object]:
-        return {"name": self.name, "nicknames": list(self.nicknames)}
+        return {"name": self.name, "nicknames": list(self.nicknames), **({"code": self.code} if self.code else {})}
 
 
 def folded(text: str) -> str:
@@ -66,6 +71,15 @@ def tidy(text: str, most: int, what: str) -> str:
         raise NameRefused("a {what} has at most {most} characters, not {length}", what=Phrase.of(what), most=most,
                           length=len(name))
     return name
+
+
+def code(text: str) -> str:
+    """A team's league code as typed (its case, spaces and dashes aside) in its kind: 3 to 8
+    letters A-Z or digits; NameRefused saying so."""
+    kept = "".join(c for c in text if c not in " -").upper()
+    if not CODE.fullmatch(kept):
+        raise NameRefused("a team's league code is 3 to 8 letters or digits, as the league gave it")
+    return kept
 
 
 class Blocklist:
@@ -104,8 +118,9 @@ class Blocklist:
         return cls(words)
 
 
-def team(name: str, nicknames: Iterable[str], taken: Iterable[str], blocked: Blocklist) -> Team:
-    """A new team, its name and nicknames tidied and checked; NameRefused saying why not."""
+def team(name: str, nicknames: Iterable[str], taken: Iterable[str], blocked: Blocklist, league_code: str = "") -> Team:
+    """A new team, its name and nicknames tidied and checked, its ``league_code`` (if typed) read
+    as a code; NameRefused saying why not."""
     name = tidy(name, MAX_NAME, N_("team name"))
     nicks = tuple(dict.fromkeys(tidy(nick, MAX_NAME, N_("nickname")) for nick in nicknames if nick.strip()))
     if len(nicks) > MAX_NICKNAMES:
@@ -114,4 +129,4 @@ def team(name: str, nicknames: Iterable[str], taken: Iterable[str], blocked: Blo
         raise NameRefused("that name is not shown here: choose another")
     if folded(name) in {folded(other) for other in taken}:
         raise NameRefused("a team of that name has joined already: choose another")
-    return Team(name, nicks)
+    return Team(name, nicks, code(league_code) if league_code.strip() else "")

@@ -148,7 +148,7 @@ class Night:
             self.draw, self.seeding = str(event.get("draw", "")), _seeding(event.get("seeding", DRAW))
             self.seeds = {str(name): float(rating) for name, rating in dict(event.get("seeds") or {}).items()}
         elif kind == "join":
-            joined = Team(str(event["team"]), tuple(map(str, event["nicknames"])))
+            joined = Team(str(event["team"]), tuple(map(str, event["nicknames"])), str(event.get("team_code", "")))
             (self.waiting if event.get("waiting") else self.teams)[joined.name] = joined
             if not event.get("waiting"):
                 self._joined(joined.name)
@@ -226,7 +226,8 @@ class Night:
         self.seq, self.name = int(plan["seq"]), str(plan["name"])
         self.games, self.tables = tuple(map(str, plan["games"])), tuple(map(str, plan["tables"]))
         self.opened, self.closed = float(plan["opened"]), None if plan["closed"] is None else float(plan["closed"])
-        self.teams = {str(t["name"]): Team(str(t["name"]), tuple(map(str, t["nicknames"]))) for t in plan["teams"]}
+        self.teams = {str(t["name"]): Team(str(t["name"]), tuple(map(str, t["nicknames"])), str(t.get("code", "")))
+                      for t in plan["teams"]}
         self.rounds, self.proposal = [Round.from_json(made) for made in plan["rounds"]], None
         confirmed = [None if at is None else float(at) for at in plan.get("confirmed") or ()][:len(self.rounds)]
         self.confirmed = confirmed + [None] * (len(self.rounds) - len(confirmed))

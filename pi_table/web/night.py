@@ -33,6 +33,7 @@ PAGE_TEXTS = (
     N_("Join the game night"),
     N_("Your team's name"),
     N_("Your first names or nicknames, if you like (separated by commas)"),
+    N_("Your team's league code, if the league gave you one"),
     N_("Join"),
     N_("Your team {name} is on the list: the staff confirm it, then watch the screen for your table."),
     N_("Names are shown to everyone in the room: nothing secret."),
@@ -120,20 +121,24 @@ def table_csv(night: Night, table: str, lang: str) -> str:
 
 
 def night_xlsx(night: Night) -> bytes:
-    """The night as a workbook (openpyxl): a sheet for each table (``night_tables``) and one of
-    the night's settings; numbers are numbers, and a text is never a formula (a guest types a
-    team's name)."""
+    """The night as a workbook (``workbook``): a sheet for each table (``night_tables``) and one
+    of the night's settings."""
+    return workbook({**night_tables(night), "night": [
+        ("name", night.name), ("opened", time.strftime("%Y-%m-%d %H:%M", time.gmtime(night.opened))),
+        ("tie-break", night.tiebreak), ("bye points", night.bye), ("late points", night.late),
+        ("rounds", len(night.rounds))]})
+
+
+def workbook(sheets: dict[str, list[tuple[object, ...]]]) -> bytes:
+    """An xlsx workbook (openpyxl) of ``sheets``, each its title (as a spreadsheet takes one) and
+    its rows; numbers are numbers, and a text is never a formula (a guest types a team's name)."""
     import io
 
     from openpyxl import Workbook  # an export's: loaded when a night is exported, not at the table's start
 
-    workbook = Workbook()
-    sheets: dict[str, list[tuple[object, ...]]] = {**night_tables(night), "night": [
-        ("name", night.name), ("opened", time.strftime("%Y-%m-%d %H:%M", time.gmtime(night.opened))),
-        ("tie-break", night.tiebreak), ("bye points", night.bye), ("late points", night.late),
-        ("rounds", len(night.rounds))]}
+    made = Workbook()
     for n, (title, rows) in enumerate(sheets.items()):
-        sheet = workbook.active if n == 0 else workbook.create_sheet(title)
+        sheet = made.active if n == 0 else made.create_sheet(title)
         assert sheet is not None  # a new workbook has its first sheet
         sheet.title = title
         for row in rows:
@@ -143,7 +148,7 @@ def night_xlsx(night: Night) -> bytes:
                 if isinstance(cell.value, str):
                     cell.data_type = "s"  # openpyxl takes a text that begins with '=' for a formula
     out = io.BytesIO()
-    workbook.save(out)
+    made.save(out)
     return out.getvalue()
 
 
@@ -288,6 +293,7 @@ def team_page(lang: str, error: str | None = None, done: str | None = None) -> s
     said = "" if error is None and done is None else f'<p class="said">{e(error or done or "")}</p>'
     title, name = e(gettext("Join the game night")), e(gettext("Your team's name"))
     nicknames = e(gettext("Your first names or nicknames, if you like (separated by commas)"))
+    code = e(gettext("Your team's league code, if the league gave you one"))
     join, public = e(gettext("Join")), e(gettext("Names are shown to everyone in the room: nothing secret."))
     return (f'<!doctype html><html lang="{lang}"><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width,initial-scale=1">'
@@ -296,4 +302,5 @@ def team_page(lang: str, error: str | None = None, done: str | None = None) -> s
             '<form method="post" action="/night/join">'
             f'<label>{name}<input name="team" maxlength="24" required></label>'
             f'<label>{nicknames}<input name="nicknames" maxlength="200"></label>'
+            f'<label>{code}<input name="code" maxlength="12" autocapitalize="characters"></label>'
             f'<button type="submit">{join}</button></form><p>{public}</p></main></html>')

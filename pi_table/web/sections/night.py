@@ -73,6 +73,7 @@ TEXTS: tuple[str, ...] = (
     N_("Close the night? Its games stay kept, and it can be exported."),
     N_("Team"),
     N_("Nicknames (optional, separated by commas)"),
+    N_("League code (optional)"),
     N_("Add the team"),
     N_("Teams"),
     N_("Propose the next round"),
@@ -295,7 +296,11 @@ class NightSection(Section[Recorder | None], name="night", script="night.js", te
             night["endings"] = {t.value: translation(lang).gettext(t.words) for t in terminations()}
         kept = [path.stem for path in self.book.kept()]
         names = await asyncio.to_thread(lambda: {night_id: self.book.name_of(night_id) for night_id in kept[-KEPT_NAMED:]})
-        return web.json_response({"night": night, "kept": kept, "kept_names": names, "offers": offers})
+        season = self.recorder.season  # the league's, as the café's broker brought it down (issue 64)
+        teams = [{"code": line["code"], "team": line["team"]} for line in (season or {}).get("season", [])
+                 if line.get("code")]
+        return web.json_response({"night": night, "kept": kept, "kept_names": names, "offers": offers,
+                                  "league_teams": teams})
 
     async def _open(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)
@@ -315,9 +320,10 @@ class NightSection(Section[Recorder | None], name="night", script="night.js", te
     async def _join(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)
         if not isinstance(body, dict) or not isinstance(body.get("team"), str) \
-                or not _strings(body.get("nicknames", [])):
-            return bad('expected {"team": NAME, "nicknames": [NAME, ...]}')
-        return await self._done(request, lambda: self.book.join(body["team"], body.get("nicknames", [])))
+                or not _strings(body.get("nicknames", [])) or not isinstance(body.get("code", ""), str):
+            return bad('expected {"team": NAME, "nicknames": [NAME, ...], "code": its league code, or none}')
+        return await self._done(request, lambda: self.book.join(body["team"], body.get("nicknames", []),
+                                                                code=body.get("code", "")[:40]))
 
     async def _accept(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)
@@ -491,7 +497,7 @@ class NightSection(Section[Recorder | None], name="night", script="night.js", te
             return web.Response(text=team_page(lang, error=said), content_type="text/html", status=429,
                                 headers={"Retry-After": str(wait)})
         form = await request.post()
-        name, nicknames = str(form.get("team", "")), str(form.get("nicknames", ""))
+        name, nicknames, code = str(form.get("team", "")), str(form.get("nicknames", "")), str(form.get("code", ""))
         night = self.book.night
         if self._phones[0] != (None if night is None else night.id):
             self._phones = (None if night is None else night.id, Counter())
@@ -502,7 +508,8 @@ class NightSection(Section[Recorder | None], name="night", script="night.js", te
                               count=TEAMS_A_PHONE)
             joined_here[address] += 1  # before the wait for the book: a burst from one phone is counted as it comes
             try:
-                joined = await asyncio.to_thread(self.book.join, name[:200], nicknames[:400].split(","), True)
+                joined = await asyncio.to_thread(self.book.join, name[:200], nicknames[:400].split(","), True,
+                                                 code[:40])
             except BaseException:  # not joined (a refusal, the card, a request gone): not counted
                 joined_here[address] -= 1
                 raise

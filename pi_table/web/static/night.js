@@ -50,6 +50,9 @@ function nightSection() {
         el("label", { for: "night-nicknames", "data-t": "Nicknames (optional, separated by commas)",
                       text: t("Nicknames (optional, separated by commas)") }),
         el("input", { id: "night-nicknames" }),
+        el("label", { for: "night-team-code", "data-t": "League code (optional)", text: t("League code (optional)") }),
+        el("input", { id: "night-team-code", maxlength: "12", list: "night-team-codes", autocapitalize: "characters" }),
+        el("datalist", { id: "night-team-codes" }),
         el("button", { type: "submit", "data-t": "Add the team", text: t("Add the team") })),
       el("p", { id: "night-teams" }),
       el("div", { id: "night-remove-row", class: "row", hidden: "" },
@@ -399,6 +402,9 @@ function drawNight(data) {
   $("night-state").textContent = night ? night.name : t("no night is open");
   drawKept(data.kept, data.kept_names || {});
   drawOffers(data.offers || []);
+  // The league's teams, as its season came down (issue 64): the director picks a team's code from them.
+  $("night-team-codes").replaceChildren(...(data.league_teams || []).map(
+    (line) => el("option", { value: line.code, label: line.team })));
   $("night-code").hidden = !(night && night.code);
   $("night-code").textContent = night && night.code ? t("Code for the other tables: {code}", { code: night.code }) : "";
   if (!night) return;
@@ -471,7 +477,10 @@ function wireNight() {
   $("night-join").addEventListener("submit", async (event) => {
     event.preventDefault();
     const nicknames = $("night-nicknames").value.split(",").map((nick) => nick.trim()).filter(Boolean);
-    if (await nightAct("join", { team: $("night-team").value, nicknames })) { $("night-team").value = ""; $("night-nicknames").value = ""; }
+    const code = $("night-team-code").value.trim();
+    if (await nightAct("join", { team: $("night-team").value, nicknames, ...(code ? { code } : {}) })) {
+      for (const id of ["night-team", "night-nicknames", "night-team-code"]) $(id).value = "";
+    }
   });
   $("night-propose").addEventListener("click", () => nightAct("propose"));
   $("night-unconfirm").addEventListener("click", () => {
