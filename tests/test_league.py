@@ -337,13 +337,13 @@ def test_a_night_too_big_with_its_trf_goes_to_the_league_without_it_rather_than_
     reporter = Reporter(replace(config.broker("mqtt://127.0.0.1:1", table_id=host), league="spring", cafe=cafe),
                         act=lambda request: {"ok": False}, heartbeat_s=3600)
     monkeypatch.setattr(schema, "MAX_PAYLOAD", len(whole) - 1)
+    where = league_.night_topic("spring", cafe, host, night.id)
     reporter.league_night(night)
-    (kept,) = reporter._league.values()
-    sent_night = json.loads(kept)
+    sent_night = json.loads(reporter._retained[where])
     assert "trf" not in sent_night and sent_night["events"] == json.loads(whole)["events"]
     monkeypatch.setattr(schema, "MAX_PAYLOAD", len(whole))
     reporter.league_night(night)
-    assert "trf" in json.loads(next(iter(reporter._league.values())))
+    assert "trf" in json.loads(reporter._retained[where])
 
 
 def test_a_merge_is_written_to_the_roster_in_one_step_keeping_the_file_before_it(tmp_path):
