@@ -18,7 +18,7 @@ from openskill.models import PlackettLuce
 from pi_table.bench.league import play_night
 from pi_table.fleet import league as league_
 from pi_table.fleet import schema
-from pi_table.fleet.league import League, Scoring, night_topic, record, team_key
+from pi_table.fleet.league import League, LeagueRefused, Scoring, night_topic, record, team_key
 from pi_table.night.book import Book, Night
 from pi_table.night.names import NameRefused, folded
 from pi_table.night.state import fold as fold_night
@@ -215,6 +215,22 @@ def test_merged_teams_are_one_team_of_the_season(tmp_path):
     own = [(c, books[c].night_of(n.id)) for c, _, n in played]
     assert shown(league.season(), league) == recomputed(own, Scoring(), merged)
     assert "lynx" not in {league.team(line.team) for line in league.season()}
+
+
+def test_two_teams_that_played_one_night_are_not_merged_into_one(tmp_path):
+    """A merge is for one team under two names: two teams that played the same night would count
+    that night twice for the team made of them, so the organiser's merge refuses them, saying why."""
+    rng = random.Random(11)
+    _, played = two_cafes(tmp_path, rng)
+    league = League("spring")
+    for cafe, host, night in played:
+        league.take(*sent(night, cafe, host))
+    first, second = (league.team(line.team) for line in played[0][2].standings()[:2])
+    with pytest.raises(LeagueRefused, match="played one night together"):
+        league.mergeable(first, second)
+    apart = {league.team(name) for _, _, night in played for name in night.teams} - {
+        league.team(name) for name in played[0][2].teams}
+    league.mergeable(sorted(apart)[0], first)  # a team of other nights alone may be one of them
 
 
 def two_cafes_coded(tmp_path) -> tuple[dict[str, Book], list[tuple[str, str, Night]]]:

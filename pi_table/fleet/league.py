@@ -274,12 +274,18 @@ class League:
 
     def mergeable(self, duplicate: str, into: str) -> None:
         """LeagueRefused unless ``duplicate`` and ``into`` (keys, as the season's lines give them)
-        are two teams of the season."""
+        are two teams of the season that never played one night together: a merge makes one team
+        of two names, and two teams of one night made one would count that night twice."""
         keys = {line.key for line in self.season()}
         if duplicate not in keys or into not in keys:
             raise LeagueRefused("a merge names two teams of the season, as its page lists them")
         if duplicate == into:
             raise LeagueRefused("a merge names two teams of the season, not one twice")
+        with self._lock:
+            nights = [held.night for held in self.nights.values()]
+        for night in nights:
+            if {duplicate, into} <= {self.team(name, team.code) for name, team in night.teams.items()}:
+                raise LeagueRefused("these two teams played one night together: two teams, not one under two names")
 
     def merge(self, duplicate: str, into: str) -> None:
         """The organiser's merge: the season's team ``duplicate`` (its key) is ``into`` from now on
