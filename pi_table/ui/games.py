@@ -6,8 +6,9 @@ The screen's painter draws a kind's model (``hal.GameModel``: its loop shows a `
 of its ``kind``.
 The lights' painter is a function of the kind's public view, ``lights(view, cues, now,
 settings)``: the LED frame and when it next changes by itself, from one pass, so each loop lights
-the grid through its kind's and composes each frame once. The cues are a function of two public views of a game,
-before and after, naming the cues that change plays (``sound.choose_cues`` adds the timer's).
+the grid through its kind's and composes each frame once. The cues are a function of two public
+views of a game, before and after, naming the cues that change plays (``sound.choose_cues`` adds
+the timer's).
 
 Each kind is a typed loader function that imports what draws it when a game of its kind is first
 shown, so a table dealing the grid games draws without loading Codex, and mypy follows every
