@@ -7,14 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from ..ui.words import Cards
 from .seats import SeatLinks
+from .snapshot import Snapshot
 from .tokens import Tokens
-
-if TYPE_CHECKING:
-    from .snapshot import Snapshot
 
 
 class Site(Protocol):
