@@ -23,7 +23,7 @@ from pi_table.hal import (
 from pi_table.hal.codex_model import CodexModel
 from pi_table.table import Session, history
 from pi_table.table.codex_loop import CodexLoop
-from pi_table.ui.codex_leds import SEAT_CELLS, codex_frame
+from pi_table.ui.codex_leds import SEAT_CELLS, codex_lights
 from pi_table.ui.leds import OFF, WHITE
 
 SETUP = (
@@ -143,13 +143,13 @@ def test_the_truth_machine_pulses_and_the_tally_shows_and_the_winners_blink():
     state = loop.session.state
     assert state.step == "truth" and state.truth == 1
     view = loop.session.game.public_view(state)
-    frames = [codex_frame(view, loop.cues(t), t) for t in (clock.now, clock.now + 1.0)]
+    frames = [codex_lights(view, loop.cues(t), t)[0] for t in (clock.now, clock.now + 1.0)]
     assert frames[0].cells[SEAT_CELLS[1]] != frames[1].cells[SEAT_CELLS[1]]  # pulsing
     assert frames[0].cells[SEAT_CELLS[0]] != OFF and frames[0].cells[SEAT_CELLS[2]] != WHITE  # one vote; none
     act(loop, "reveal 1 role", *SEND_ALL, "code 0 AAAA-BBBB-CCCC", *DONE_ALL)
     view = loop.session.game.public_view(loop.session.state)
     assert view.winner.value == "red"
-    on = [codex_frame(view, loop.cues(clock.now), clock.now + t) for t in (0.0, 0.3)]
+    on = [codex_lights(view, loop.cues(clock.now), clock.now + t)[0] for t in (0.0, 0.3)]
     red_seats = [SEAT_CELLS[seat] for seat in range(3)]
     assert any(on[0].cells[c] != on[1].cells[c] for c in red_seats)  # blinking
     assert all(on[0].cells[SEAT_CELLS[seat]] == OFF for seat in range(3, 6))

@@ -705,14 +705,14 @@ def codex_view(texts):
 def test_in_colour_blind_mode_codex_shows_the_winning_faction_with_its_team_rhythm(code, steady):
     """Red's edge stays steady and blue's pulses, as the grid games' team colours do; without
     the mode both are steady and only the hue tells them apart."""
-    from pi_table.ui.codex_leds import codex_frame
+    from pi_table.ui.codex_leds import codex_lights
 
     sends = [f"send {seat} {(seat + 1) % 6} position" for seat in range(6)]
     view = codex_view([*sends, f"code {code}", *(f"done {seat}" for seat in range(6))])
     assert view.step == "over" and view.winner.value == ("red" if steady else "blue")
-    edges = {t: codex_frame(view, Cues(), 500 + t / 10, LightSettings(colour_blind=True)).edge for t in range(20)}
+    edges = {t: codex_lights(view, Cues(), 500 + t / 10, LightSettings(colour_blind=True))[0].edge for t in range(20)}
     assert (len(set(edges.values())) == 1) is steady
-    assert len({codex_frame(view, Cues(), 500 + t / 10).edge for t in range(20)}) == 1
+    assert len({codex_lights(view, Cues(), 500 + t / 10)[0].edge for t in range(20)}) == 1
 
 
 def test_a_cell_is_held_to_its_cap_alone_and_the_others_keep_their_light():

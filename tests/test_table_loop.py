@@ -20,6 +20,7 @@ from pi_table.sim.harness import SimTable
 from pi_table.table import Session, TableLoop
 from pi_table.table.input import HOLD_MIN_S, WIPE_WARNING, InputSettings, TouchPolicy
 from pi_table.table.loop import NotAnswering
+from pi_table.ui import leds
 from pi_table.ui.leds import HIDDEN_CARD, PENDING, REVEALED, TEAM_COLOUR, WARNING
 
 from helpers import hidden_swapped
@@ -46,6 +47,25 @@ def test_a_touch_reveals_the_card_on_the_leds_and_the_screen():
     assert t.leds.last.cells[1] == HIDDEN_CARD
     assert t.screen.last.view.table.board[0] == "R"
     assert set(t.leds.last.edge) == {TEAM_COLOUR[Team.RED]}
+
+
+def test_each_frame_of_a_reveal_s_ring_is_composed_once(monkeypatch):
+    """The loop lights the grid on every wake and sleeps until that frame's next change: it keeps
+    the time the composition gave, where it once composed the frame a second time to ask (a third
+    of the loop's time was the frames, issue 61)."""
+    t = table()
+    t.do(Clue(2))
+    t.do(Guess(0))  # its ring runs out over the neighbours for reveal_s
+    composed: list[float] = []
+    wake = leds._Wake  # one a composition, made at the time composed
+    monkeypatch.setattr(leds, "_Wake", lambda now, fps: composed.append(now) or wake(now, fps))
+    lit = len(t.leds.frames)
+    for _ in range(5):
+        t.clock.now = t.loop.next_due()
+        t.loop.run_pending()
+    steps = list(t.leds.frames)[lit:]
+    assert len(steps) == 5 and len(set(steps)) == 5  # five frames of the ring, each its own
+    assert len(composed) == 5
 
 
 def test_a_refused_touch_changes_nothing_and_says_why_on_the_screen():

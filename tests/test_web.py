@@ -18,6 +18,7 @@ import pytest
 from pi_table.engine import Rules, make_game, parse_action
 from pi_table.hal import ScreenModel, SimScreen
 from pi_table.web import Companion, CompanionScreen, Tokens, codenames_snapshot
+from pi_table.web import games as web_games
 from pi_table.web.server import ANOTHER_PHONE
 from pi_table.web.snapshot import SPYMASTER
 
@@ -173,6 +174,23 @@ def test_a_show_that_changes_nothing_a_page_shows_does_not_wake_the_server(compa
         assert public.next()[1]["view"]["board"][0] == "R"
     finally:
         public.close()
+
+
+def test_a_show_that_changes_nothing_a_page_shows_makes_no_snapshot_again(companion, tokens, monkeypatch):
+    """Two shows in three change nothing a page shows (a touch, a release): the snapshot of the
+    view the pages were last given is kept, its JSON and tokens not made again in the table's
+    thread, and the spymaster's link stays on the screen."""
+    made = []
+    monkeypatch.setattr(web_games, "codenames_snapshot", lambda *args: made.append(args[0]) or codenames_snapshot(*args))
+    inner = SimScreen()
+    screen = CompanionScreen(inner, companion, tokens)
+    for _ in range(3):
+        screen.show(ScreenModel(played(), "g1"))
+    screen.show(ScreenModel(played(["clue 1", "touch 0"]), "g1"))
+    screen.show(ScreenModel(played(["clue 1", "touch 0"]), "g1"))
+    screen.show(ScreenModel(played(), "g2"))
+    assert made == ["g1", "g1", "g2"]
+    assert inner.last.join == f"{companion.base_url}/p/{tokens.token('g2', SPYMASTER)}"
 
 
 def test_the_companion_screen_publishes_and_gives_the_screen_the_spymaster_link(companion, tokens):

@@ -184,7 +184,7 @@ def draw_codex_picture(picture: CodexPicture, lang: str) -> pygame.Surface:
     from pi_table.engine.codex import Codex
     from pi_table.engine.codex_actions import parse_codex_action
     from pi_table.hal.codex_model import CodexModel
-    from pi_table.ui.codex_leds import codex_frame
+    from pi_table.ui.codex_leds import codex_lights
     from pi_table.ui.codex_screen import draw_codex
     from pi_table.ui.codex_turns import Stage, Turn
 
@@ -196,7 +196,7 @@ def draw_codex_picture(picture: CodexPicture, lang: str) -> pygame.Surface:
     turn = Turn(Stage(picture.stage), picture.seat, (state.phase, state.step) if picture.stage == "agent" else None,
                 picture.choice)
     if picture.shows == "window":
-        frame = codex_frame(game.public_view(state), model.cues, 0.0)
+        frame, _ = codex_lights(game.public_view(state), model.cues, 0.0)
         return _drawn("window", model, frame, None, 0.0, lang, WINDOW_KEYS)
     surface = pygame.Surface((800, 480))
     draw_codex(surface, model, turn)

@@ -122,9 +122,7 @@ class CodexLoop(EventLoop):
         return outcome
 
     def next_due(self) -> float | None:
-        now = self.clock()
-        lights = self.lights_change(self.session.public_view(), self.cues(now), now)
-        return min((t for t in (self.timer.next_change(now), lights) if t is not None), default=None)
+        return min((t for t in (self.timer.next_change(self.clock()), self.lights_due) if t is not None), default=None)
 
     def cues(self, now: float) -> Cues:
         problem = self.session.journal_problem

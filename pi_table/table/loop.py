@@ -174,7 +174,8 @@ class EventLoop:
         self.sound = Announcer()  # hears every moment shown; the daemon and simulators give it a device
         self._events: queue.SimpleQueue[tuple[float, Event] | _Call | _Stop] = queue.SimpleQueue()
         self._paused: tuple[Emit, float, LedStrip, Screen] | None = None  # (where events go, since, the outputs)
-        self._frame, self._next_change = lights(session.kind)  # a loop plays one kind (refuse_other_kind)
+        self._lights = lights(session.kind)  # a loop plays one kind (refuse_other_kind)
+        self.lights_due: float | None = None  # when the frame last lit next changes by itself (None: still)
 
     @classmethod
     def made(cls, session: Session, touch: TouchSource, leds: LedStrip, screen: Screen, buttons: Buttons,
@@ -215,12 +216,12 @@ class EventLoop:
         raise NotImplementedError
 
     def light(self, view: object, cues: Cues, now: float) -> LedFrame:
-        """The grid's LED frame for the game's public view: its kind's lights (``pi_table.ui.games``)."""
-        return self._frame(view, cues, now, self.lights)
-
-    def lights_change(self, view: object, cues: Cues, now: float) -> float | None:
-        """When the grid's lights next change by themselves (an animation's next frame), or None."""
-        return self._next_change(view, cues, now, self.lights)
+        """The grid's LED frame for the game's public view: its kind's lights (``pi_table.ui.games``).
+        When it next changes by itself (an animation's next frame) is kept for ``next_due``
+        (``lights_due``): the loop lights the grid on every wake, so the frame last lit is the one
+        standing, and composing it again to ask would double the loop's largest cost."""
+        frame, self.lights_due = self._lights(view, cues, now, self.lights)
+        return frame
 
     def retime(self, settings: TimerSettings) -> None:
         """The turn timer's new length (the staff's), for the turn under way and the next; a game
@@ -449,9 +450,7 @@ class TableLoop(EventLoop):
     def next_due(self) -> float | None:
         """The earliest time something changes with no event: a hold, the timer, going idle,
         or the next animation frame."""
-        now = self.clock()
-        frame = self.lights_change(self.session.table_view(), self.cues(now), now)
-        return min((t for t in (self._screen_due(now), frame) if t is not None), default=None)
+        return min((t for t in (self._screen_due(self.clock()), self.lights_due) if t is not None), default=None)
 
     def _screen_due(self, now: float) -> float | None:
         """When the table's state or the screen next change by themselves (animations aside)."""

@@ -47,15 +47,9 @@ TO_ACT: RGB = (40, 40, 40)
 NEUTRAL_EDGE: RGB = (60, 50, 40)
 
 
-def codex_frame(view: PublicView, cues: Cues, now: float, settings: LightSettings = LightSettings()) -> LedFrame:
-    return _compose(view, cues, now, settings)[0]
-
-
-def codex_next_change(view: PublicView, cues: Cues, now: float, settings: LightSettings = LightSettings()) -> float | None:
-    return _compose(view, cues, now, settings)[1]
-
-
-def _compose(view: PublicView, cues: Cues, now: float, settings: LightSettings) -> tuple[LedFrame, float | None]:
+def codex_lights(view: PublicView, cues: Cues, now: float, settings: LightSettings = LightSettings()
+                 ) -> tuple[LedFrame, float | None]:
+    """The frame and when it next changes by itself (None: it is still), from one pass."""
     wake = _Wake(now, settings.fps)
     cells = [OFF] * CELLS
     revealed = {r.seat: str(r.value) for r in view.revelations if r.fact is Fact.FACTION}  # a faction's name

@@ -4,10 +4,11 @@ lights and its sound cues.
 The screen's painter draws a kind's model (``hal.GameModel``: its loop shows a ``ScreenModel``, a
 ``CodexModel``) and turns a tap into a command; ``ScreenPainter`` hands each model to the painter
 of its ``kind``.
-The lights' painter is a pair of functions of the kind's public view, ``frame(view, cues, now,
-settings)`` (the LED frame) and ``next_change(...)`` (when it next changes by itself): each loop
-lights the grid through its kind's. The cues are a function of two public views of a game,
-before and after, naming the cues that change plays (``sound.choose_cues`` adds the timer's).
+The lights' painter is a function of the kind's public view, ``lights(view, cues, now,
+settings)``: the LED frame and when it next changes by itself, from one pass, so each loop lights
+the grid through its kind's and composes each frame once. The cues are a function of two public
+views of a game, before and after, naming the cues that change plays (``sound.choose_cues`` adds
+the timer's).
 
 Each kind is a typed loader function that imports what draws it when a game of its kind is first
 shown, so a table dealing the grid games draws without loading Codex, and mypy follows every
@@ -45,10 +46,9 @@ class Painter(Protocol):
     def tap(self, pos: tuple[int, int]) -> Command | None: ...
 
 
-Lights = Callable[[Any, "Cues", float, "LightSettings"], "LedFrame"]
-"""A kind's LED frame of its own public view (hence ``Any``), the cues, the time and the settings."""
-NextChange = Callable[[Any, "Cues", float, "LightSettings"], "float | None"]
-"""When that frame next changes by itself, or None."""
+Lights = Callable[[Any, "Cues", float, "LightSettings"], "tuple[LedFrame, float | None]"]
+"""A kind's LED frame of its own public view (hence ``Any``), the cues, the time and the settings;
+and when that frame next changes by itself, or None."""
 CuesOf = Callable[[Any, Any], list[str]]
 """The cues between two of a kind's own public views, before and after."""
 
@@ -57,14 +57,13 @@ CuesOf = Callable[[Any, Any], list[str]]
 class Looks:
     """A kind's ``screen``, which gives its painter's class (made with the screen's settings, it
     draws the models its loop shows, whose ``kind`` is this one's) imported only when a screen
-    draws (pygame with it), its lights' ``frame`` and ``next_change``, its
+    draws (pygame with it), its ``lights`` (the LED frame and its next change), its
     sound ``cues``, and its own ``sounds`` beside the table's (the grid games' are the table's)
     with their ``synths`` (its synthesisers by cue, as ``python -m pi_table.ui.sounds build``
     makes them)."""
 
     screen: Callable[[], Callable[[ScreenSettings], Painter]]
-    frame: Lights
-    next_change: NextChange
+    lights: Lights
     cues: CuesOf
     sounds: Sounds | None = None
     synths: Mapping[str, Callable[[], list[float]]] = field(default_factory=dict)
@@ -78,9 +77,9 @@ def _grid_painter() -> Callable[[ScreenSettings], Painter]:
 
 def _grid() -> Looks:
     from .grid_sound import grid_cues
-    from .leds import next_change, render_frame
+    from .leds import compose
 
-    return Looks(_grid_painter, render_frame, next_change, grid_cues)
+    return Looks(_grid_painter, compose, grid_cues)
 
 
 def _codex_painter() -> Callable[[ScreenSettings], Painter]:
@@ -90,11 +89,11 @@ def _codex_painter() -> Callable[[ScreenSettings], Painter]:
 
 
 def _codex() -> Looks:
-    from .codex_leds import codex_frame, codex_next_change
+    from .codex_leds import codex_lights
     from .codex_sound import SOUNDS, codex_cues
     from .sounds.codex import SYNTHS
 
-    return Looks(_codex_painter, codex_frame, codex_next_change, codex_cues, SOUNDS, SYNTHS)
+    return Looks(_codex_painter, codex_lights, codex_cues, SOUNDS, SYNTHS)
 
 
 KINDS: dict[str, Callable[[], Looks]] = {"grid": _grid, "codex": _codex}
@@ -128,10 +127,9 @@ def setup_painter() -> Callable[[ScreenSettings], Painter]:
     return SetupPainter
 
 
-def lights(kind: str) -> tuple[Lights, NextChange]:
-    """``kind``'s lights: its ``frame`` and ``next_change`` functions."""
-    found = looks(kind)
-    return found.frame, found.next_change
+def lights(kind: str) -> Lights:
+    """``kind``'s lights: the function of its LED frame and that frame's next change."""
+    return looks(kind).lights
 
 
 def kind_sounds(kind: str) -> Sounds | None:

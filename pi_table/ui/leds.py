@@ -150,16 +150,17 @@ class _Wake:
 
 def render_frame(view: TableView, cues: Cues, now: float, settings: LightSettings = LightSettings()) -> LedFrame:
     """The grid and edge lights for this table view and these cues at time ``now``."""
-    return _compose(view, cues, now, settings)[0]
+    return compose(view, cues, now, settings)[0]
 
 
 def next_change(view: TableView, cues: Cues, now: float, settings: LightSettings = LightSettings()) -> float | None:
     """When the frame will next differ with nothing else happening (None: it is still)."""
-    return _compose(view, cues, now, settings)[1]
+    return compose(view, cues, now, settings)[1]
 
 
-def _compose(view: TableView, cues: Cues, now: float, settings: LightSettings) -> tuple[LedFrame, float | None]:
-    """The frame and its next change, from one pass, so the two can never disagree."""
+def compose(view: TableView, cues: Cues, now: float, settings: LightSettings = LightSettings()) -> tuple[LedFrame, float | None]:
+    """The frame and its next change, from one pass, so the two can never disagree; the table's
+    loop shows the frame and keeps the time, composing each frame once."""
     if cues.idle:
         wake = _Wake(now, settings.attract_fps)
         cells, edge = _attract(wake, settings.edge_pixels)

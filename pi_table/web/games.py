@@ -19,16 +19,20 @@ from ..engine.contract import Move
 from ..hal import GameModel
 from .pages import Pages
 from .snapshot import codenames_snapshot
-from .tokens import SPYMASTER
 
 if TYPE_CHECKING:
     from ..hal import ScreenModel
 
 
 def publish_grid(model: ScreenModel, pages: Pages) -> ScreenModel:
+    """The board for spectators and the key behind the spymaster's token, made again only when
+    the game or its view changed; the screen shows the spymaster's link."""
     words = None if pages.cards is None else pages.cards.deal(model.game_id)
-    pages.companion.publish(codenames_snapshot(model.game_id, model.view, pages.tokens, words))
-    return replace(model, join=pages.companion.link(pages.tokens.token(model.game_id, SPYMASTER)))
+    snapshot = pages.published.made((model.game_id, model.view, words),
+                                    lambda: codenames_snapshot(model.game_id, model.view, pages.tokens, words))
+    pages.companion.publish(snapshot)
+    (spymaster,) = snapshot.private  # the key's token, the snapshot's one private page
+    return replace(model, join=pages.companion.link(spymaster))
 
 
 def no_seats(model: GameModel) -> int:

@@ -5,15 +5,14 @@ names them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
 
 from ..ui.words import Cards
 from .seats import SeatLinks
+from .snapshot import Snapshot
 from .tokens import Tokens
-
-if TYPE_CHECKING:
-    from .snapshot import Snapshot
 
 
 class Site(Protocol):
@@ -25,12 +24,29 @@ class Site(Protocol):
     def was_opened(self, token: str) -> bool: ...
 
 
+@dataclass(slots=True)
+class Published:
+    """The snapshot last published and what it was made from, so that a show that changes nothing
+    a page shows (a touch, a release: two shows in three) makes none again in the table's thread,
+    whose time a touch waits for (issue 61)."""
+
+    made_from: object = None
+    snapshot: Snapshot | None = None
+
+    def made(self, made_from: object, make: Callable[[], Snapshot]) -> Snapshot:
+        """The snapshot of ``made_from``: the last one when it was made from the same, else ``make()``."""
+        if self.snapshot is None or made_from != self.made_from:
+            self.made_from, self.snapshot = made_from, make()
+        return self.snapshot
+
+
 @dataclass(frozen=True, slots=True)
 class Pages:
-    """Where a model is published: the companion, its tokens, the seats' links and a simulated
-    table's words on the cards."""
+    """Where a model is published: the companion, its tokens, the seats' links, a simulated
+    table's words on the cards, and what was ``published`` last."""
 
     companion: Site
     tokens: Tokens
     seats: SeatLinks
     cards: Cards | None = None
+    published: Published = field(default_factory=Published)
