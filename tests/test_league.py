@@ -6,16 +6,20 @@ book keeps them, the league's scoring applied by hand, and openskill's rating ta
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
 import time
+from collections.abc import Iterator
 from itertools import count
 
+import paho.mqtt.client as mqtt
 import pytest
 from openskill.models import PlackettLuce
 
 from pi_table.bench.league import play_night
+from pi_table.config import FleetConfig
 from pi_table.fleet import league as league_
 from pi_table.fleet import schema
 from pi_table.fleet.league import League, LeagueRefused, Scoring, night_topic, record, team_key
@@ -791,6 +795,29 @@ def test_a_league_that_does_not_take_the_bridge_is_a_trial_that_comes_back(tmp_p
         league.close()
 
 
+@contextlib.contextmanager
+def cafe_clients(settings: FleetConfig) -> Iterator[tuple[mqtt.Client, list[bytes]]]:
+    """On the broker of ``settings``: a café that sends nights, and the seasons a café's table hears
+    sent down (``league/spring/season``); both let go after."""
+    from pi_table.fleet.link import client as link_client
+
+    sender = link_client(settings, "café")
+    sender.connect(settings.host, settings.port)
+    sender.loop_start()
+    seasons: list[bytes] = []
+    listener = link_client(settings, "a café's table")
+    listener.on_connect = lambda client, userdata, flags, reason, properties: client.subscribe("league/spring/season", 1)
+    listener.on_message = lambda client, userdata, message: seasons.append(message.payload)
+    listener.connect(settings.host, settings.port)
+    listener.loop_start()
+    try:
+        yield sender, seasons
+    finally:
+        for client in (sender, listener):
+            client.disconnect()
+            client.loop_stop()
+
+
 @pytest.mark.broker
 def test_the_league_page_shows_the_season_in_both_languages_exports_it_and_sends_it_down(broker, tmp_path):
     """The organiser's page on a league's broker: the nights the cafés sent, folded; the page in the
@@ -799,7 +826,6 @@ def test_the_league_page_shows_the_season_in_both_languages_exports_it_and_sends
 
     from pi_table import config
     from pi_table.fleet.league_page import LeaguePage
-    from pi_table.fleet.link import client as link_client
 
     from helpers import wait_for
 
@@ -812,47 +838,36 @@ def test_the_league_page_shows_the_season_in_both_languages_exports_it_and_sends
 
     scoring = read_roster(roster).scoring
     settings = config.broker(broker.url)
-    sender = link_client(settings, "café")
-    sender.connect(settings.host, settings.port)
-    sender.loop_start()
-    seasons: list[bytes] = []
-    listener = link_client(settings, "a café's table")
-    listener.on_connect = lambda client, userdata, flags, reason, properties: client.subscribe("league/spring/season", 1)
-    listener.on_message = lambda client, userdata, message: seasons.append(message.payload)
-    listener.connect(settings.host, settings.port)
-    listener.loop_start()
-    page = LeaguePage(settings, read_roster(roster).league("spring"), "127.0.0.1", 0)
-    page.start()
-    try:
-        for cafe, host, night in played:
-            sender.publish(*sent(night, cafe, host), qos=1, retain=True)
-        sender.publish(night_topic("spring", "bar-roma", "m1", "20261118-000000"), b"{}", qos=1, retain=True)
-        wait_for(lambda: len(page.league.nights) == len(played) and page.league.apart, "every night at the page", 10)
-        own = [(cafe, books[cafe].night_of(night.id)) for cafe, _, night in played]
-        expected = recomputed(own, scoring)
+    with cafe_clients(settings) as (sender, seasons):
+        page = LeaguePage(settings, read_roster(roster).league("spring"), "127.0.0.1", 0)
+        page.start()
+        try:
+            for cafe, host, night in played:
+                sender.publish(*sent(night, cafe, host), qos=1, retain=True)
+            sender.publish(night_topic("spring", "bar-roma", "m1", "20261118-000000"), b"{}", qos=1, retain=True)
+            wait_for(lambda: len(page.league.nights) == len(played) and page.league.apart, "every night at the page", 10)
+            own = [(cafe, books[cafe].night_of(night.id)) for cafe, _, night in played]
+            expected = recomputed(own, scoring)
 
-        def fetched(path: str, lang: str = "") -> str:
-            asked = urllib.request.Request(page.url + path, headers={"Accept-Language": lang} if lang else {})
-            with urllib.request.urlopen(asked, timeout=10) as answer:
-                return answer.read().decode()
+            def fetched(path: str, lang: str = "") -> str:
+                asked = urllib.request.Request(page.url + path, headers={"Accept-Language": lang} if lang else {})
+                with urllib.request.urlopen(asked, timeout=10) as answer:
+                    return answer.read().decode()
 
-        english, italian = fetched("/"), fetched("/", "it-IT,it;q=0.9")
-        assert "The league spring" in english and "Last heard" in english and "Nights refused" in english
-        assert "La lega spring" in italian and "Nights refused" not in italian and "Serate rifiutate" in italian
-        assert fetched("/?lang=it") == italian
-        leader = next(line for line in page.league.season() if league_key(page.league, line) == expected[0][0])
-        assert leader.team in english and leader.place == 1
-        data = json.loads(fetched("/season.json"))
-        assert [(page.league.team(line["team"]), line["points"]) for line in data["season"]] == \
-            [(team, points) for team, _, points, _ in expected]
-        csv_lines = fetched("/season.csv").splitlines()
-        assert csv_lines[0].startswith("place,team,cafes,nights,points") and len(csv_lines) == len(expected) + 1
-        wait_for(lambda: seasons and json.loads(seasons[-1])["season"] == data["season"], "the season sent down", 10)
-    finally:
-        page.stop()
-        for client in (sender, listener):
-            client.disconnect()
-            client.loop_stop()
+            english, italian = fetched("/"), fetched("/", "it-IT,it;q=0.9")
+            assert "The league spring" in english and "Last heard" in english and "Nights refused" in english
+            assert "La lega spring" in italian and "Nights refused" not in italian and "Serate rifiutate" in italian
+            assert fetched("/?lang=it") == italian
+            leader = next(line for line in page.league.season() if league_key(page.league, line) == expected[0][0])
+            assert leader.team in english and leader.place == 1
+            data = json.loads(fetched("/season.json"))
+            assert [(page.league.team(line["team"]), line["points"]) for line in data["season"]] == \
+                [(team, points) for team, _, points, _ in expected]
+            csv_lines = fetched("/season.csv").splitlines()
+            assert csv_lines[0].startswith("place,team,cafes,nights,points") and len(csv_lines) == len(expected) + 1
+            wait_for(lambda: seasons and json.loads(seasons[-1])["season"] == data["season"], "the season sent down", 10)
+        finally:
+            page.stop()
 
 
 @pytest.mark.broker
@@ -874,7 +889,6 @@ def test_the_organiser_signs_in_and_merges_two_teams_on_the_page_which_the_roste
     from pi_table import config
     from pi_table.fleet.dashboard import hash_password
     from pi_table.fleet.league_page import LeaguePage, read_roster
-    from pi_table.fleet.link import client as link_client
     from pi_table.web.night import night_trf
 
     from helpers import wait_for
@@ -883,81 +897,70 @@ def test_the_organiser_signs_in_and_merges_two_teams_on_the_page_which_the_roste
     roster = tmp_path / "roster.toml"
     roster.write_text('[teams]\nOWL7 = "The Owls"\n')
     settings = config.broker(broker.url)
-    sender = link_client(settings, "café")
-    sender.connect(settings.host, settings.port)
-    sender.loop_start()
-    seasons: list[bytes] = []
-    listener = link_client(settings, "a café's table")
-    listener.on_connect = lambda client, userdata, flags, reason, properties: client.subscribe("league/spring/season", 1)
-    listener.on_message = lambda client, userdata, message: seasons.append(message.payload)
-    listener.connect(settings.host, settings.port)
-    listener.loop_start()
-    page = LeaguePage(settings, read_roster(roster).league("spring"), "127.0.0.1", 0,
-                      password_hash=hash_password("organiser-secret"), roster=roster)
-    page.start()
-    jar = http.cookiejar.CookieJar()
-    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    with cafe_clients(settings) as (sender, seasons):
+        page = LeaguePage(settings, read_roster(roster).league("spring"), "127.0.0.1", 0,
+                          password_hash=hash_password("organiser-secret"), roster=roster)
+        page.start()
+        jar = http.cookiejar.CookieJar()
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
 
-    def fetch(path: str, form: dict[str, str] | None = None, origin: str | None = None) -> tuple[int, bytes]:
-        asked = urllib.request.Request(page.url + path, data=None if form is None else
-                                       urllib.parse.urlencode(form).encode(),
-                                       headers={"Origin": origin} if origin else {})
+        def fetch(path: str, form: dict[str, str] | None = None, origin: str | None = None) -> tuple[int, bytes]:
+            asked = urllib.request.Request(page.url + path, data=None if form is None else
+                                           urllib.parse.urlencode(form).encode(),
+                                           headers={"Origin": origin} if origin else {})
+            try:
+                with browser.open(asked, timeout=10) as answer:
+                    return answer.status, answer.read()
+            except urllib.error.HTTPError as refused:
+                return refused.code, refused.read()
+
         try:
-            with browser.open(asked, timeout=10) as answer:
-                return answer.status, answer.read()
-        except urllib.error.HTTPError as refused:
-            return refused.code, refused.read()
-
-    try:
-        for cafe, host, night in played:
-            sender.publish(*sent(night, cafe, host), qos=1, retain=True)
-        wait_for(lambda: len(page.league.nights) == len(played), "every night at the page", 10)
-        status, shown_page = fetch("/")
-        assert status == 200 and b'href="/login"' in shown_page and b'action="/merge"' not in shown_page
-        assert fetch("/merge", {"duplicate": "lynx", "into": "NEW9"})[1].count(b'type="password"') == 1  # to the login
-        assert fetch("/login", {"password": "not-the-secret"})[0] == 401
-        assert fetch("/login", {"password": "organiser-secret"}, origin="http://elsewhere.example")[0] == 403
-        status, signed_in = fetch("/login", {"password": "organiser-secret"})
-        assert status == 200 and b'action="/merge"' in signed_in
-        token = re.search(rb'name="csrf" value="([^"]+)"', signed_in).group(1).decode()
-        keys = {line.key for line in page.league.season()}
-        assert {"moles", "otters"} <= keys  # one team, as Moles at one café and Otters at the other
-        assert fetch("/merge", {"csrf": "forged", "duplicate": "otters", "into": "moles"})[0] == 403
-        assert fetch("/merge", {"csrf": token, "duplicate": "otters", "into": "moles"},
-                     origin="http://elsewhere.example")[0] == 403
-        status, refused = fetch("/merge", {"csrf": token, "duplicate": "otters", "into": "otters"})
-        assert status == 409 and b"not one twice" in refused
-        assert not (tmp_path / "roster.toml.good").exists() and page.league.merged == {}
-        status, merged = fetch("/merge?lang=it", {"csrf": token, "duplicate": "otters", "into": "moles"})
-        assert status == 200 and b"Otters e Moles sono una sola squadra" in merged
-        assert read_roster(roster).merged == {"otters": "moles"}
-        assert (tmp_path / "roster.toml.good").read_text() == '[teams]\nOWL7 = "The Owls"\n'
-        season = page.league.season()
-        assert "otters" not in {line.key for line in season}
-        moles = next(line for line in season if line.key == "moles")
-        assert (moles.nights, moles.cafes) == (2, ("bar-milano", "bar-roma"))
-        again = read_roster(roster).league("spring")
-        for cafe, host, night in played:
-            again.take(*sent(night, cafe, host))
-        assert shown(again.season(), again) == shown(season, page.league)
-        wait_for(lambda: seasons and [line["key"] for line in json.loads(seasons[-1])["season"]] ==
-                 [line.key for line in season], "the merged season sent down", 10)
-        cafe, host, night = played[0]
-        status, trf = fetch(f"/nights/{cafe}/{host}/{night.id}.trf")
-        assert status == 200 and trf.decode() == night_trf(books[cafe].night_of(night.id))
-        assert fetch(f"/nights/{cafe}/r9/{night.id}.trf")[0] == 404
-        assert f"/nights/{cafe}/{host}/{night.id}.trf".encode() in fetch("/")[1]
-        status, workbook = fetch("/season.xlsx")
-        sheet = load_workbook(io.BytesIO(workbook))["season"]
-        assert [[cell.value if cell.value is not None else "" for cell in row] for row in sheet.iter_rows()] == \
-            page.league.rows()
-        fetch("/logout", {})
-        assert b'action="/merge"' not in fetch("/")[1]
-    finally:
-        page.stop()
-        for client in (sender, listener):
-            client.disconnect()
-            client.loop_stop()
+            for cafe, host, night in played:
+                sender.publish(*sent(night, cafe, host), qos=1, retain=True)
+            wait_for(lambda: len(page.league.nights) == len(played), "every night at the page", 10)
+            status, shown_page = fetch("/")
+            assert status == 200 and b'href="/login"' in shown_page and b'action="/merge"' not in shown_page
+            assert fetch("/merge", {"duplicate": "lynx", "into": "NEW9"})[1].count(b'type="password"') == 1  # to the login
+            assert fetch("/login", {"password": "not-the-secret"})[0] == 401
+            assert fetch("/login", {"password": "organiser-secret"}, origin="http://elsewhere.example")[0] == 403
+            status, signed_in = fetch("/login", {"password": "organiser-secret"})
+            assert status == 200 and b'action="/merge"' in signed_in
+            token = re.search(rb'name="csrf" value="([^"]+)"', signed_in).group(1).decode()
+            keys = {line.key for line in page.league.season()}
+            assert {"moles", "otters"} <= keys  # one team, as Moles at one café and Otters at the other
+            assert fetch("/merge", {"csrf": "forged", "duplicate": "otters", "into": "moles"})[0] == 403
+            assert fetch("/merge", {"csrf": token, "duplicate": "otters", "into": "moles"},
+                         origin="http://elsewhere.example")[0] == 403
+            status, refused = fetch("/merge", {"csrf": token, "duplicate": "otters", "into": "otters"})
+            assert status == 409 and b"not one twice" in refused
+            assert not (tmp_path / "roster.toml.good").exists() and page.league.merged == {}
+            status, merged = fetch("/merge?lang=it", {"csrf": token, "duplicate": "otters", "into": "moles"})
+            assert status == 200 and b"Otters e Moles sono una sola squadra" in merged
+            assert read_roster(roster).merged == {"otters": "moles"}
+            assert (tmp_path / "roster.toml.good").read_text() == '[teams]\nOWL7 = "The Owls"\n'
+            season = page.league.season()
+            assert "otters" not in {line.key for line in season}
+            moles = next(line for line in season if line.key == "moles")
+            assert (moles.nights, moles.cafes) == (2, ("bar-milano", "bar-roma"))
+            again = read_roster(roster).league("spring")
+            for cafe, host, night in played:
+                again.take(*sent(night, cafe, host))
+            assert shown(again.season(), again) == shown(season, page.league)
+            wait_for(lambda: seasons and [line["key"] for line in json.loads(seasons[-1])["season"]] ==
+                     [line.key for line in season], "the merged season sent down", 10)
+            cafe, host, night = played[0]
+            status, trf = fetch(f"/nights/{cafe}/{host}/{night.id}.trf")
+            assert status == 200 and trf.decode() == night_trf(books[cafe].night_of(night.id))
+            assert fetch(f"/nights/{cafe}/r9/{night.id}.trf")[0] == 404
+            assert f"/nights/{cafe}/{host}/{night.id}.trf".encode() in fetch("/")[1]
+            status, workbook = fetch("/season.xlsx")
+            sheet = load_workbook(io.BytesIO(workbook))["season"]
+            assert [[cell.value if cell.value is not None else "" for cell in row] for row in sheet.iter_rows()] == \
+                page.league.rows()
+            fetch("/logout", {})
+            assert b'action="/merge"' not in fetch("/")[1]
+        finally:
+            page.stop()
 
 
 def league_key(league: League, line: league_.SeasonLine) -> str:
