@@ -556,14 +556,16 @@ class EmulatedTable:
         self.limit_fsize = limit_fsize
         self.service: FakeSystemd | None = None
 
-    def start(self) -> None:
+    def start(self, phones: bool = True) -> None:
+        """The daemon started as the unit starts it, until READY; with ``phones``, until its phones'
+        pages have opened too (``FakeSystemd.start``)."""
         from pi_table.sim.systemd import FakeSystemd
 
         self.service = FakeSystemd(
             ["--hal", "sim", "--touch-port", str(self.emulator.link), "--config", str(self.config)],
             log=self.folder / "daemon.log", limit_fsize=self.limit_fsize,
         )
-        self.service.start()
+        self.service.start(phones=phones)
 
     def connected(self) -> None:
         wait_for(lambda: self.status()["health"]["touch"] == "ok", "the daemon's hello with the board")
