@@ -16,6 +16,7 @@ import io
 import json
 import logging
 import os
+import re
 import stat
 import zlib
 from collections.abc import Iterable
@@ -45,6 +46,37 @@ class TooBig(PiTableError, ValueError):
     def __init__(self, size: int, most: int) -> None:
         super().__init__(f"{size} bytes, at most {most}")
         self.size, self.most = size, most
+
+
+class TooDeep(PiTableError, ValueError):
+    """A JSON document nested deeper than ``deepest`` levels of [] and {}."""
+
+    def __init__(self, deepest: int) -> None:
+        super().__init__(f"a JSON document nested deeper than the table reads: expected at most {deepest} levels "
+                         "of [] and {}")
+        self.deepest = deepest
+
+
+MAX_JSON_NESTING = 32
+"""The deepest [] and {} any JSON the table reads goes: what it writes itself (a journal's header
+with its rules, a game's view with its board, a fleet message, a release's manifest) nests 5 at
+the most; the rest is margin, far below where Python's parser, which recurses once a level, stops."""
+_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"?|[][{}]', re.DOTALL)  # a string never closed runs to the end
+_NESTS = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def read_json(document: str | bytes | bytearray, deepest: int = MAX_JSON_NESTING) -> Any:
+    """``document`` as ``json.loads`` reads it, or ValueError (TooDeep when it nests deeper than
+    ``deepest``). The depth is counted in one pass, strings aside, before the parser sees it: at
+    Python's recursion limit the parser raised RecursionError, and whatever ran then failed too."""
+    if not isinstance(document, str):
+        document = bytes(document).decode(json.detect_encoding(document), "surrogatepass")  # as json.loads does
+    depth = 0
+    for token in _STRING_OR_BRACKET.findall(document):
+        depth += _NESTS.get(token, 0)
+        if depth > deepest:
+            raise TooDeep(deepest)
+    return json.loads(document)
 
 
 def read_file(path: str | Path, most: int) -> bytes:

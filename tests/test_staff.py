@@ -484,8 +484,12 @@ def test_a_login_whose_body_dawdles_or_overflows_is_refused(tmp_path, desk):
         companion.stop()
 
 
-def test_a_body_nested_too_deep_for_the_parser_is_not_json_and_not_a_500(page, desk):
-    """A guest's '[[[[…' (60,000 deep) made json.loads raise RecursionError: a 500 and a traceback."""
+def test_a_body_nested_too_deep_for_the_parser_is_not_json_and_not_a_500(page, desk, monkeypatch):
+    """A guest's '[[[[…' (60,000 deep) made json.loads raise RecursionError: a 500 and a traceback.
+    Refused before the parser is entered: at its recursion limit even a finalizer run then failed."""
+    parsed = []
+    loads = json.loads
+    monkeypatch.setattr(json, "loads", lambda text, *args, **kwargs: parsed.append(len(text)) or loads(text, *args, **kwargs))
     staff = Staff(page.base_url)
     deep = "[" * 60_000
     for path in ("/staff/login", "/staff/api/new-game", "/staff/api/config"):
@@ -500,6 +504,7 @@ def test_a_body_nested_too_deep_for_the_parser_is_not_json_and_not_a_500(page, d
             status = e.code
         assert status == (401 if path == "/staff/login" else 400), path
     assert staff.call("GET", "/staff/api/table")[0] == 200 and desk.calls == ["table"]
+    assert len(deep) not in parsed and parsed  # the bodies of the log-in and the calls were read, never the deep one
 
 
 def test_every_word_the_page_shows_is_in_the_catalogue():
