@@ -39,7 +39,7 @@ from typing import Any, TypeGuard
 from ..engine.phrase import Phrase, Text
 from ..engine.views import LANGUAGES
 from ..errors import PiTableError
-from ..files import replace_file
+from ..files import read_json, replace_file
 from ..ui.i18n import say
 from .loading import ConfigError, read_text
 from .machine import Running
@@ -155,10 +155,10 @@ def pending_trial(path: Path) -> Trial | None:
     """The trial under way for ``path``, or None (a note that cannot be read is no trial, said once)."""
     note = beside(path, TRIAL)
     try:
-        return Trial.from_json(json.loads(note.read_text(encoding="utf-8")))
+        return Trial.from_json(read_json(note.read_text(encoding="utf-8")))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, RecursionError) as e:
+    except (OSError, ValueError) as e:
         log.warning("%s cannot be read (%s): no trial is under way", note, e)
         return None
 
@@ -270,8 +270,8 @@ def rolled_back(path: Path) -> dict[str, Any] | None:
 def _read_note(path: Path, suffix: str) -> dict[str, Any] | None:
     """A note beside ``path``; None without one, or with one that is not a note."""
     try:
-        note = json.loads(beside(path, suffix).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        note = read_json(beside(path, suffix).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return None
     return note if isinstance(note, dict) else None
 

@@ -53,7 +53,7 @@ from ..config.schema import MAX_BYTES as CONFIG_MOST
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text
 from ..engine.views import LANGUAGES
-from ..files import PRIVATE_DIR, TooBig, read_file, write_private
+from ..files import PRIVATE_DIR, TooBig, read_file, read_json, write_private
 from ..table.journal import IN_PLAY, begun_last, end_play, finished, in_play
 from ..ui.i18n import say
 from .rounds import Rounds
@@ -404,8 +404,8 @@ def _member_name(member: tarfile.TarInfo, whole: bool) -> str:
 
 def _manifest(data: bytes) -> dict[str, Any]:
     try:
-        manifest = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        manifest = read_json(data.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError among them
         manifest = None
     if (not isinstance(manifest, dict) or manifest.get("format") != FORMAT or manifest.get("version") != VERSION
             or not isinstance(manifest.get("files"), dict)
@@ -604,8 +604,8 @@ def _note(config: Config, under: trial.Trial, phase: str, why: dict[str, str] | 
 def _read_note(path: Path) -> dict[str, Any]:
     """The restore's note as written (``trial.pending_trial`` has read its trial already)."""
     try:
-        note = json.loads(trial.beside(path, trial.TRIAL).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        note = read_json(trial.beside(path, trial.TRIAL).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return {}
     return note if isinstance(note, dict) else {}
 

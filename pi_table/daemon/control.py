@@ -19,7 +19,6 @@ import grp
 import json
 import logging
 import os
-import re
 import selectors
 import socket
 import threading
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine.phrase import Phrase, Text
 from ..errors import PiTableError
+from ..files import TooDeep, read_json
 from ..hal.events import NotStarted
 from .notify import STALL_S, thread_ended
 
@@ -49,7 +49,6 @@ ANSWERERS = 4  # threads answering whole requests (each waits on the table loop 
 WAKE_S = 0.5  # the serving thread comes round at least this often
 ACCEPT_RETRY_S = 0.05  # the first wait after a failed accept; it doubles up to ACCEPT_RETRY_MAX_S
 ACCEPT_RETRY_MAX_S = 1.0
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 
 
 class SocketTaken(PiTableError, OSError):
@@ -336,11 +335,11 @@ class ControlServer:
             self._close(connection)
 
     def _answer(self, raw: bytes) -> dict[str, Any]:
-        if _nesting(raw) > MAX_NESTING:
-            return {"ok": False, "error": f"a request nests at most {MAX_NESTING} levels of [] and {{}}"}
         try:
-            request = json.loads(raw)
-        except (ValueError, UnicodeError, RecursionError):
+            request = read_json(raw, deepest=MAX_NESTING)
+        except TooDeep:
+            return {"ok": False, "error": f"a request nests at most {MAX_NESTING} levels of [] and {{}}"}
+        except (ValueError, UnicodeError):
             return {"ok": False, "error": "expected one JSON object per line, such as {\"command\": \"status\"}"}
         if not isinstance(request, dict) or not isinstance(request.get("command"), str):
             return {"ok": False, "error": "expected a JSON object with a \"command\" string"}
@@ -349,19 +348,6 @@ class ControlServer:
         except Exception as e:  # the daemon answers and lives on; the log has the details
             log.exception("control request %r failed", request)
             return {"ok": False, "error": f"the table could not do that: {e}"}
-
-
-def _nesting(raw: bytes) -> int:
-    """How deep the brackets of a JSON text go, strings aside; counted without recursion, so
-    a hostile depth is refused before the parser (which recurses) meets it."""
-    depth = deepest = 0
-    for byte in _STRING.sub(b"", raw):
-        if byte in b"[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif byte in b"]}":
-            depth -= 1
-    return deepest
 
 
 def _answers(path: Path) -> bool:

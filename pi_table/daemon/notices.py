@@ -35,7 +35,7 @@ from .. import version
 from ..config.schema import NOTICE_EVENTS
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
-from ..files import write_private
+from ..files import read_json, write_private
 from ..hal.events import NOT_WORKING, is_fault
 from ..release import stick, system
 from ..release.layout import HOME, Releases, act_note
@@ -268,8 +268,8 @@ class Watch:
 
     def _read(self) -> dict[str, Any]:
         try:
-            data = json.loads((self.journal / SENT_FILE).read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
+            data = read_json((self.journal / SENT_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
             data = {}
         data = data if isinstance(data, dict) else {}
         told = data.get("told")

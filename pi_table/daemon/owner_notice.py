@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..engine.phrase import N_, Phrase
-from ..files import write_private
+from ..files import read_json, write_private
 
 NOTICE = "owner.reset"  # in the journal folder: the last reset of the owner's passphrase, until acknowledged
 PART = {
@@ -49,10 +49,10 @@ def read_notice(journal: Path) -> Phrase | None:
     """The notice of the last reset, while the owner has not acknowledged it; None without one (a
     damaged note still says a reset happened: it is what the owner must see)."""
     try:
-        data = json.loads((journal / NOTICE).read_text(encoding="utf-8"))
+        data = read_json((journal / NOTICE).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, RecursionError):
+    except (OSError, ValueError):
         data = {}
     data = data if isinstance(data, dict) else {}
     how = str(data.get("how"))

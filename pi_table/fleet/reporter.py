@@ -58,7 +58,7 @@ import paho.mqtt.client as mqtt
 from ..config import FleetConfig
 from ..engine.phrase import N_, Phrase, Text
 from ..errors import PiTableError
-from ..files import write_private
+from ..files import read_json, write_private
 from ..hal import Screen
 from ..hal.events import is_fault
 from ..hal.screen import AnyModel, ScreenInFront
@@ -512,8 +512,8 @@ def parse_command(payload: bytes | bytearray) -> Message:
     """A command's JSON checked: an object whose "command" is one of ``COMMANDS``."""
     example = '{"command": "new-game", "game": "codenames"}'
     try:
-        request = json.loads(payload)
-    except (ValueError, UnicodeError, RecursionError):  # RecursionError: nested deeper than the parser goes
+        request = read_json(payload)
+    except (ValueError, UnicodeError):
         shown = payload[:60].decode("utf-8", "replace")
         raise CommandRefused(f"a command is a JSON object such as {example}, not {shown!r}") from None
     if not isinstance(request, dict) or request.get("command") not in COMMANDS:

@@ -11,7 +11,6 @@ absent is left out (the dashboard has a default for each); a field not declared 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from ..engine import CELLS
 from ..engine.games import NAMES, terminations
 from ..engine.phrase import Phrase
 from ..errors import PiTableError
+from ..files import read_json
 from ..night.names import MAX_CODE, MAX_NAME, MAX_NICKNAMES
 from ..night.pairing import MAX_TABLES
 from ..night.state import MAX_HISTORY
@@ -324,8 +324,8 @@ def parse(kind: str, payload: bytes | bytearray) -> object:
     Refused when it is not."""
     if len(payload) <= MAX_PAYLOAD:
         try:
-            value = json.loads(payload)
-        except (ValueError, RecursionError):  # not JSON, not UTF-8 (a ValueError too), nested past the parser
+            value = read_json(payload)
+        except ValueError:  # not JSON, not UTF-8, nested past the bound
             pass
         else:
             return {**TOPICS, **LEAGUE_TOPICS}[kind].read(value, kind)

@@ -35,7 +35,6 @@ it holds; a torn last line (a crash mid-write, never acknowledged) is cut off.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -48,7 +47,17 @@ from typing import Any, BinaryIO, TypeVar
 
 from ..engine.games import NAMES
 from ..engine.phrase import N_
-from ..files import CRC_FIELD, PRIVATE_DIR, create_private, read_file, seal, sealed_line, sync_folder, write_private
+from ..files import (
+    CRC_FIELD,
+    PRIVATE_DIR,
+    create_private,
+    read_file,
+    read_json,
+    seal,
+    sealed_line,
+    sync_folder,
+    write_private,
+)
 from .code import new_code, proves
 from .games import Game
 from .names import Blocklist, NameRefused, Team, folded, team, tidy
@@ -124,8 +133,8 @@ def decode_line(line: bytes) -> Event:
     if rest != seal(body):
         raise DamagedLine("a line whose checksum holds")
     try:
-        event = json.loads(body + b"}")
-    except (ValueError, RecursionError):
+        event = read_json(body + b"}")
+    except ValueError:
         raise DamagedLine("a JSON object") from None
     if not isinstance(event, dict) or "event" not in event:
         raise DamagedLine("an event")

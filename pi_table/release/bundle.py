@@ -36,6 +36,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 from ..engine.phrase import N_
+from ..files import read_json
 from .keys import MAX_SIGNATURE, Keyring, sign
 from .layout import LOCK_FILE, VERSION, ReleaseError, source_version
 from .wheels import REPRODUCIBLE, WHEEL, Wheels, digest, hashed, pinned
@@ -315,8 +316,8 @@ def _signed(archive: tarfile.TarFile, keyring: Keyring) -> tuple[dict[str, Any],
 def _format_of(data: bytes) -> None:
     """ReleaseError for a bundle of an older format (a source tree, unsigned), which says so."""
     try:
-        said = json.loads(data).get("format")
-    except (ValueError, RecursionError, AttributeError):
+        said = read_json(data).get("format")
+    except (ValueError, AttributeError):
         return
     if said == 1:
         raise _refuse(N_("the bundle is of the old kind (format 1: a source tree, unsigned), which a table no "
@@ -327,8 +328,8 @@ def _manifest(data: bytes) -> dict[str, Any]:
     """The manifest's fields, checked (its format, name, version and files; what else it holds,
     as JSON decodes it); ReleaseError naming the one that is wrong."""
     try:
-        manifest = json.loads(data)
-    except (ValueError, RecursionError):
+        manifest = read_json(data)
+    except ValueError:
         manifest = None
     if not isinstance(manifest, dict):
         raise _refuse(N_("the bundle's {manifest} is not a JSON object"), manifest=MANIFEST)

@@ -25,7 +25,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.phrase import N_
-from ..files import DEVICE_KEY, PHONES_SECRET, SECRET_BYTES, SETUP_DONE, SETUP_PENDING, read_file, write_private
+from ..files import (
+    DEVICE_KEY,
+    PHONES_SECRET,
+    SECRET_BYTES,
+    SETUP_DONE,
+    SETUP_PENDING,
+    read_file,
+    read_json,
+    write_private,
+)
 from .layout import ReleaseError
 from .service_user import ServiceUser
 
@@ -83,7 +92,7 @@ def pending(folder: Path) -> Pending | None:
         return _read_pending(folder)
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+    except (OSError, ValueError, KeyError, TypeError):
         return keep_pending(folder, new_pending())
 
 
@@ -95,12 +104,12 @@ def awaiting(folder: Path) -> Pending | None:
         return None
     try:
         return _read_pending(folder)
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+    except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
 def _read_pending(folder: Path) -> Pending:
-    data = json.loads(read_file(folder / PENDING, MOST))
+    data = read_json(read_file(folder / PENDING, MOST))
     hotspot = data["hotspot"]
     found = Pending(data["code"], hotspot["ssid"], hotspot["password"], data["since"])
     if not (isinstance(found.code, str) and len(found.code) == CODE_DIGITS and found.code.isdigit()

@@ -32,7 +32,7 @@ from typing import Any, TypedDict
 
 from ..engine.phrase import N_
 from ..errors import PiTableError
-from ..files import replace_file, sync_folder
+from ..files import read_json, replace_file, sync_folder
 
 HOME = Path("/opt/pi-table")
 RELEASES, CURRENT, PREVIOUS, VENV = "releases", "current", "previous", "venv"
@@ -140,8 +140,8 @@ class Releases:
         """The note ``name`` (a path under the releases' home) as JSON decodes it, its fields for the
         reader to check; None when it cannot be read or is no JSON object."""
         try:
-            data = json.loads((self.home / name).read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
+            data = read_json((self.home / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
             return None
         return data if isinstance(data, dict) else None
 

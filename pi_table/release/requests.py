@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from ..engine.phrase import N_
-from ..files import replace_file
+from ..files import read_json, replace_file
 from . import broker, stick
 from .keys import KEY_NAME, PUBLIC_KEY
 from .layout import ReleaseError
@@ -134,8 +134,8 @@ def take(spool: Path) -> Request:
     if data is None or len(data) > MAX_REQUEST:
         raise ReleaseError(N_("the request is not a plain file of at most {most} bytes"), most=MAX_REQUEST)
     try:
-        request = json.loads(data)
-    except (ValueError, RecursionError):
+        request = read_json(data)
+    except ValueError:
         raise ReleaseError(N_("the request is not JSON; expected an object such as {example}"),
                            example='{"act": "reboot"}') from None
     return check(request)

@@ -23,7 +23,6 @@ it as the staff page restores a nightly backup: the same checks as an upload, as
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.phrase import N_
+from ..files import read_json
 from .layout import ReleaseError
 
 ACT = "backup-to-stick"
@@ -80,8 +80,8 @@ def find(listed: str) -> Stick | None:
     """The first partition (or whole disk) of a removable USB disk with a file system a backup may
     go on, not mounted, from ``lsblk --json --output-all``'s text; None when there is none."""
     try:
-        devices = json.loads(listed).get("blockdevices", [])
-    except (ValueError, AttributeError, RecursionError):
+        devices = read_json(listed).get("blockdevices", [])
+    except (ValueError, AttributeError):
         raise ReleaseError(N_("lsblk's answer cannot be read: expected its JSON")) from None
     for disk in devices if isinstance(devices, list) else []:
         if not isinstance(disk, dict) or disk.get("type") != "disk" or disk.get("tran") != "usb" \

@@ -58,8 +58,10 @@ from ..files import (
     CRC_FIELD,
     PRIVATE_DIR,
     PRIVATE_FILE,
+    TooDeep,
     create_private,
     read_file,
+    read_json,
     seal,
     sealed_line,
     sync_folder,
@@ -219,7 +221,7 @@ def in_play(directory: Path) -> InPlay | None:
     names a game that is not in ``directory`` (the last two logged: ``begun_last`` stands in)."""
     path = directory / IN_PLAY
     try:
-        said = json.loads(read_file(path, 1024).decode("utf-8"))
+        said = read_json(read_file(path, 1024).decode("utf-8"))
         game, replaced = said["game"], said.get("replaced")
         if not all(each is None or (isinstance(each, str) and GAME_ID.fullmatch(each)) for each in (game, replaced)):
             raise ValueError("not a game's id")
@@ -228,7 +230,7 @@ def in_play(directory: Path) -> InPlay | None:
     except OSError as e:
         log.warning("%s cannot be read (%s)", path, e.strerror or e)
         return None
-    except (ValueError, KeyError, TypeError, RecursionError):  # what it holds is not said: it is damaged
+    except (ValueError, KeyError, TypeError):  # what it holds is not said: it is damaged
         log.warning('%s is damaged: expected {"game": ID or null, "replaced": ID or null}', path)
         return None
     if game is not None and not (directory / f"{game}.jsonl").is_file():
@@ -265,7 +267,7 @@ def _began(path: Path) -> float | None:
     try:
         with open(path, "rb") as file:
             return _header(path, file.readline(1 << 20).rstrip(b"\n"))[0].began
-    except (OSError, JournalError, ValueError, RecursionError):
+    except (OSError, JournalError, ValueError):
         named = DEALT_AT.fullmatch(path.stem)
         if named is None:
             return None
@@ -425,7 +427,7 @@ def finished(path: Path, data: bytes) -> bool:
     """Whether the journal ``data`` (of ``path``) replays whole to the end of its game."""
     try:
         replay = read_game(path, data)
-    except (JournalError, ValueError, RecursionError):  # a header beyond use, or JSON nested beyond reading
+    except (JournalError, ValueError):  # a header beyond use
         return False
     return replay.damage is None and replay.record.state.is_over
 
@@ -478,9 +480,11 @@ def _checked(path: Path, number: int, line: bytes, version: int) -> dict[str, An
         what = Phrase.of("its checksum does not match" if found else "it has no checksum")
         raise JournalError("{path}:{number}: damaged ({what})", path=path, number=number, what=what)
     try:
-        obj = json.loads(line.decode("utf-8"))
+        obj = read_json(line.decode("utf-8"))
     except UnicodeDecodeError:
         raise JournalError("{path}:{number}: not UTF-8 text", path=path, number=number) from None
+    except TooDeep as e:
+        raise JournalError("{path}:{number}: not JSON ({error})", path=path, number=number, error=str(e)) from None
     except json.JSONDecodeError as e:  # json's words say where, never what
         raise JournalError("{path}:{number}: not JSON ({error})", path=path, number=number, error=e.msg) from None
     if not isinstance(obj, dict):

@@ -73,7 +73,7 @@ from aiohttp.web_request import BaseRequest
 from ..engine import InvalidAction
 from ..engine.phrase import N_, Phrase, Text
 from ..engine.views import LANGUAGES
-from ..files import write_private
+from ..files import read_json, write_private
 from ..hal import AnyModel, Emit, PageOpened, Screen, SelfTestModel, SetupModel
 from ..ui.i18n import UnknownLanguage, say, translation
 from ..ui.words import Cards
@@ -558,7 +558,7 @@ class Companion(ServerThread):
             return web.json_response({"ok": False, "error": self._words(request, SHOWS_ONLY)}, status=405)
         try:
             async with asyncio.timeout(self.body_timeout_s):
-                body = await request.json()
+                body = await request.json(loads=read_json)
         except web.HTTPRequestEntityTooLarge:
             too_long = self._words(request, N_("an action is at most {bytes} bytes")).format(bytes=MAX_BODY)
             return web.json_response({"ok": False, "error": too_long}, status=413)
@@ -568,7 +568,7 @@ class Companion(ServerThread):
             late = web.json_response({"ok": False, "error": why}, status=408)
             late.force_close()
             return late
-        except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
+        except ValueError:
             body = None
         try:
             text = body["action"]

@@ -47,7 +47,7 @@ from ..engine.errors import Refusal
 from ..engine.games import NAMES, described, names
 from ..engine.phrase import N_, Phrase, Text
 from ..engine.views import LANGUAGES
-from ..files import DEVICE_KEY
+from ..files import DEVICE_KEY, read_json
 from ..hal.events import is_fault
 from ..ui.i18n import say, say_health, translation
 from ..ui.orientation import OPERATIVES_SIDE, page_layout
@@ -924,8 +924,8 @@ class StaffPage:
         if len(data) > MAX_BODY:
             raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY, actual_size=len(data))
         try:
-            return json.loads(data or b"{}")
-        except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
+            return read_json(data or b"{}")
+        except ValueError:
             return None
 
     async def _unknown(self, request: web.Request, session: Session) -> web.Response:
