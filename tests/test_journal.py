@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from pi_table.engine import Rules, Undo, make_game, parse_action
 from pi_table.engine.games import names_of
-from pi_table.files import sealed_line
+from pi_table.files import CRC_FIELD, seal, sealed_line
 from pi_table.table import JournalError, Retention, Session, history, load_game
 from pi_table.table.journal import IN_PLAY, end_play
 
@@ -204,6 +204,20 @@ def test_history_lists_games_and_retention_prunes_the_oldest(tmp_path):
     assert ids == sorted(ids, reverse=True)
     newest_left = history(tmp_path)[1]
     assert newest_left["moves"] == 1 and newest_left["over"] is False and newest_left["duration_s"] == 61
+
+
+def test_a_journal_whose_last_line_nests_past_the_parser_is_listed_as_damaged(tmp_path):
+    """A journal from a backup or a stick is outside input: a last line of 100,000 '[' made the
+    history raise RecursionError; now it is a journal that says what is wrong, the others listed."""
+    session = Session(Rules(), rng=random.Random(2), journal_dir=tmp_path, fsync=False)
+    session.submit(parse_action("clue 0"))
+    path = tmp_path / f"{session.id}.jsonl"
+    body = b'{"n": 2, "action": ' + b"[" * 100_000  # its checksum right: the line reaches the JSON reader
+    with open(path, "ab") as file:
+        file.write(body + CRC_FIELD + seal(body) + b"\n")
+    listed = history(tmp_path)
+    assert [game["id"] for game in listed] == [session.id]
+    assert "nested deeper than the table reads" in listed[0]["error"]
 
 
 def test_games_begun_within_one_second_resume_the_later_one(tmp_path):

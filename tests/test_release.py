@@ -266,6 +266,7 @@ def test_an_update_waits_as_long_as_systemd_says_the_table_is_starting(tmp_path,
     ({"version": "0.1.0", "healthy": {"ok": True, "why": None}}, False),  # still the old release answering
     ({"version": "0.2.0", "healthy": ["ok"]}, False),
     ("not json", False),
+    ('{"version": "0.2.0", "healthy": ' + "[" * 50_000, False),  # nested past the parser: no RecursionError in root
 ])
 def test_a_trial_is_proven_only_when_its_status_answers_its_version_healthy(tmp_path, answer, proven):
     releases = Releases(tmp_path)

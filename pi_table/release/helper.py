@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..engine.phrase import N_
+from ..files import read_json
 from . import broker, bundle, network, requests, stick, system
 from .first_boot import CONFIG, awaiting, first_boot, journal_folder
 from .keys import KEYRING, Keyring
@@ -412,7 +413,7 @@ def asked_status(status: Sequence[str]) -> tuple[str | None, bool]:
     hangs is asked again by the caller; a slow processor's may take seconds to load."""
     try:
         done = subprocess.run(status, capture_output=True, text=True, timeout=STATUS_S, check=False)
-        answer = json.loads(done.stdout)
+        answer = read_json(done.stdout)
         answered = answer.get("version") if done.returncode == 0 else None
         return answered, answer.get("healthy", {"ok": True})["ok"] is True
     except (subprocess.TimeoutExpired, ValueError, AttributeError, TypeError, KeyError):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import random
@@ -27,6 +26,7 @@ from ..engine import (
 from ..engine.contract import GameState, Move, Observed, Rulebook
 from ..engine.games import AnyRules, entry, kind_of, make_game
 from ..engine.phrase import N_, Phrase, meaning
+from ..files import read_json
 from ..ui.i18n import say
 from . import games
 from .journal import (
@@ -452,7 +452,7 @@ def history(journal_dir: Path, lang: str = "en") -> list[dict[str, Any]]:
 
 def _duration(last_line: str) -> float | None:
     try:
-        at = json.loads(last_line).get("at")
+        at = read_json(last_line).get("at")
     except (ValueError, AttributeError):
         return None
     return at if isinstance(at, (int, float)) and not isinstance(at, bool) else None
