@@ -9,6 +9,7 @@ import http.cookiejar
 import json
 import random
 import threading
+import time
 import urllib.error
 import urllib.request
 from dataclasses import replace
@@ -19,7 +20,7 @@ from pi_table.engine import Rules, make_game, parse_action
 from pi_table.hal import ScreenModel, SimScreen
 from pi_table.web import Companion, CompanionScreen, Tokens, codenames_snapshot
 from pi_table.web import games as web_games
-from pi_table.web.server import ANOTHER_PHONE
+from pi_table.web.server import ANOTHER_PHONE, PUSH_GAP_S
 from pi_table.web.snapshot import SPYMASTER
 
 from helpers import ROOT, another_phone, get, hidden_swapped, next_event, post, wait_for
@@ -155,6 +156,28 @@ def test_event_streams_follow_the_game_and_say_when_a_token_is_gone(companion, t
         assert public.next()[1]["game_id"] == "g2"
     finally:
         spymaster.close()
+        public.close()
+
+
+def test_changes_closer_than_the_push_gap_reach_a_phone_as_the_newest_view(companion, tokens):
+    """However fast the table changes, its phones are written to at most once a ``PUSH_GAP_S``
+    (each write is a burst to every phone, in the table's process): a change that comes sooner
+    waits out the gap and goes with the newest, so the last reveal is never lost."""
+    companion.publish(codenames_snapshot("g1", played(["clue 9"]), tokens))
+    public = Events(companion, "/api/public/events")
+    reveals = [codenames_snapshot("g1", played(["clue 9", *(f"touch {cell}" for cell in range(n))]), tokens)
+               for n in range(1, 9)]
+    try:
+        assert public.next()[1]["view"]["board"] == "?" * 25
+        started = time.monotonic()
+        for snapshot in reveals:  # eight reveals back to back
+            companion.publish(snapshot)
+        spent = time.monotonic() - started
+        shown = []
+        while not shown or shown[-1] < 8:
+            shown.append(25 - public.next()[1]["view"]["board"].count("?"))
+        assert len(shown) <= 2 + spent / PUSH_GAP_S, f"{len(shown)} pushes for reveals published in {spent:.3f} s"
+    finally:
         public.close()
 
 
