@@ -11,6 +11,10 @@ let ours = false;  // this table is the broker already: a set-up is a set-up aga
 
 function brokerSection() {
   const label = (id, text) => el("label", { for: id, "data-t": text, text: t(text) });
+  // The league's name and this café's name in it: joining a league and hosting one ask them alike.
+  const leagueNames = (form) => [["name", "The league's name"], ["cafe", "This café's name in the league"]].flatMap(
+    ([field, text]) => [label(`${form}-${field}`, text),
+      el("input", { id: `${form}-${field}`, maxlength: "64", autocomplete: "off", spellcheck: "false", required: "" })]);
   return el("section", { id: "cafe-broker-section", "aria-labelledby": "cafe-broker-title" },
     el("h2", { id: "cafe-broker-title", "data-t": "The café's broker", text: t("The café's broker") }),
     el("p", { id: "cafe-broker-line" }),
@@ -28,10 +32,7 @@ function brokerSection() {
       el("h3", { "data-t": "A league", text: t("A league") }),
       el("p", { id: "cafe-broker-league", class: "note" }),
       el("form", { id: "cafe-broker-join", class: "stack" },
-        label("cafe-league-name", "The league's name"),
-        el("input", { id: "cafe-league-name", maxlength: "64", autocomplete: "off", spellcheck: "false", required: "" }),
-        label("cafe-league-cafe", "This café's name in the league"),
-        el("input", { id: "cafe-league-cafe", maxlength: "64", autocomplete: "off", spellcheck: "false", required: "" }),
+        ...leagueNames("cafe-league"),
         label("cafe-league-address", "The league's address"),
         el("input", { id: "cafe-league-address", maxlength: "253", autocomplete: "off", spellcheck: "false", required: "" }),
         label("cafe-league-port", "The league's port"),
@@ -47,10 +48,7 @@ function brokerSection() {
       el("ul", { id: "cafe-league-cafes", class: "keys" }),
       el("div", { id: "cafe-league-page", hidden: "" }),
       el("form", { id: "cafe-broker-host", class: "stack" },
-        label("cafe-host-name", "The league's name"),
-        el("input", { id: "cafe-host-name", maxlength: "64", autocomplete: "off", spellcheck: "false", required: "" }),
-        label("cafe-host-cafe", "This café's name in the league"),
-        el("input", { id: "cafe-host-cafe", maxlength: "64", autocomplete: "off", spellcheck: "false", required: "" }),
+        ...leagueNames("cafe-host"),
         label("cafe-host-cafes", "The other cafés (one a line: its name, then its password or nothing to have one made)"),
         el("textarea", { id: "cafe-host-cafes", rows: "4", spellcheck: "false", autocomplete: "off", required: "" }),
         el("button", { type: "submit", "data-t": "Host the league", text: t("Host the league") }))),
