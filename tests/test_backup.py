@@ -704,3 +704,27 @@ def test_a_backup_whose_pin_asks_for_more_than_a_check_is_given_is_refused_befor
         backup.stage(crafted, config, Running(), "staff", ())
     assert "11" * 32 not in str(refused.value)
     assert not (tmp_path / "backups").exists()
+
+
+
+def test_a_change_of_settings_and_its_check_say_the_file_they_could_not_write_or_read(tmp_path, monkeypatch):
+    """``Restarts.change`` and ``problems`` read the settings file one way: an unknown key, and the
+    file's own error (an SD card's, here), said as each met it."""
+    import errno
+
+    from pi_table.config import trial as config_trial
+    from pi_table.config import writing
+
+    def failing(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    path = table(tmp_path)
+    restarts = Restarts(Stopped(load_config(path)), None, 10.0)  # type: ignore[arg-type]
+    unknown = [f"{path}: unknown key sound.loudness: expected one of pi-table check-config --defaults"]
+    assert [str(p) for p in restarts.problems({"sound.loudness": 3})] == unknown
+    assert [str(p) for p in restarts.change({"sound.loudness": 3}, proven=True)] == unknown
+    monkeypatch.setattr(writing, "changed_text", failing)
+    monkeypatch.setattr(config_trial, "change_proven", failing)
+    assert [str(p) for p in restarts.problems({"timer.length_s": 30})] == [f"{path}: cannot be read: Input/output error"]
+    assert [str(p) for p in restarts.change({"timer.length_s": 30}, proven=True)] == [
+        f"{path}: cannot be written: Input/output error"]

@@ -10,10 +10,12 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..config import BY_KEY, ConfigError, trial
-from ..engine.phrase import Phrase
+from ..engine.phrase import N_, Phrase
 from ..files import write_private
 from ..hal import events
 from ..hal.events import NOT_WORKING
@@ -175,14 +177,10 @@ class Restarts:
         by the caller, and kept in the last good file too while a trial waits for its restart).
         The checker's problems, or [] once written."""
         daemon = self.daemon
-        path = daemon.config.source
-        unfit = self._unfit(changes)
-        if path is None or unfit:
-            return unfit
         from . import backup
 
-        running = backup.running_now(daemon)
-        try:
+        def write(path: Path) -> list[Phrase]:
+            running = backup.running_now(daemon)
             with self.lock:  # read, changed and written whole: two staff at once lose neither change
                 if backup.pending(daemon.config) is not None:  # its rollback would take the change away
                     return [Phrase.of("a restored backup is being tried: change the settings once it is kept or "
@@ -191,11 +189,9 @@ class Restarts:
                     trial.change_proven(path, changes, running)
                 else:
                     trial.change(path, changes, "staff", self.working(), running, reached=reached)
-        except ConfigError as e:
-            return e.phrases
-        except OSError as e:
-            return [Phrase.of("{path}: cannot be written: {error}", path=str(path), error=e.strerror or str(e))]
-        return []
+            return []
+
+        return self._checked(changes, write, N_("{path}: cannot be written: {error}"))
 
     def problems(self, changes: dict[str, object]) -> list[Phrase]:
         """The checker's problems with ``changes``, found as ``change`` finds them and nothing
@@ -203,17 +199,26 @@ class Restarts:
         from ..config.writing import changed_text  # tomlkit: loaded for a change alone
         from . import backup
 
+        def check(path: Path) -> list[Phrase]:
+            changed_text(path, changes, True, backup.running_now(self.daemon))
+            return []
+
+        return self._checked(changes, check, N_("{path}: cannot be read: {error}"))
+
+    def _checked(self, changes: dict[str, object], act: Callable[[Path], list[Phrase]], failing: str) -> list[Phrase]:
+        """``act`` on the settings file, once ``changes`` can be made at all: what it says, the
+        checker's problems, or the file's own (``failing``, its ``{path}`` and ``{error}``). One
+        way for a change and its check, so a form is told the problems the change would meet."""
         path = self.daemon.config.source
         unfit = self._unfit(changes)
         if path is None or unfit:
             return unfit
         try:
-            changed_text(path, changes, True, backup.running_now(self.daemon))
+            return act(path)
         except ConfigError as e:
             return e.phrases
         except OSError as e:
-            return [Phrase.of("{path}: cannot be read: {error}", path=str(path), error=e.strerror or str(e))]
-        return []
+            return [Phrase.of(failing, path=str(path), error=e.strerror or str(e))]
 
     def _unfit(self, changes: dict[str, object]) -> list[Phrase]:
         """Why ``changes`` cannot be made at all, before the checker is asked: no file, unknown keys."""

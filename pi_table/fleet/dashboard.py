@@ -36,12 +36,12 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any, NoReturn, TypeAlias
 
 import paho.mqtt.client as mqtt
 from aiohttp import web
@@ -700,27 +700,13 @@ class Dashboard(ServerThread):
         return web.Response(text=self._html(body, lang), content_type="text/html", status=status)
 
     async def _login(self, request: web.Request) -> web.Response:
-        if not same_origin(request):
-            raise web.HTTPForbidden(text="a login from another site's page")
-        self._over_tls(request)
-        try:
-            form = await request.post()
-        except ValueError:  # a body that is not a form in UTF-8 (UnicodeDecodeError among them)
-            raise web.HTTPBadRequest(text="the login is a form with a password field, in UTF-8") from None
-        entered = await self.gate.log_in(request, form.get("password"))
-        if isinstance(entered, Refused):
-            said = {Why.TOO_MANY: "wait", Why.BUSY: "busy", Why.WRONG: "wrong"}[entered.why]  # a password is set
-            return await self._login_page(request, self.words[self._language(request)][said], entered.status)
-        response = web.HTTPSeeOther("/")
-        self.gate.let_in(request, response, entered)
-        raise response
+        def refused(said: str, status: int) -> Awaitable[web.Response]:
+            return self._login_page(request, self.words[self._language(request)][said], status)
+
+        return await signed_in(request, self.gate, refused, self._over_tls)
 
     async def _logout(self, request: web.Request) -> web.Response:
-        if not same_origin(request):
-            raise web.HTTPForbidden(text="a logout from another site's page")
-        response = web.HTTPSeeOther("/login")
-        self.gate.log_out(request, response)
-        raise response
+        signed_out(request, self.gate, "/login")
 
     def _require(self, request: web.Request) -> None:
         if isinstance(self.gate.visit(request), Refused):
@@ -826,6 +812,40 @@ def same_origin(request: web.Request) -> bool:
     keeps it off cross-site requests; this says so for old browsers too)."""
     origin = request.headers.get("Origin")
     return origin is None or origin == f"{request.scheme}://{request.host}"
+
+
+REFUSED = {Why.TOO_MANY: "wait", Why.BUSY: "busy", Why.WRONG: "wrong"}
+"""The login page's word for a password its gate refused (any other refusal: ``wrong``)."""
+
+
+async def signed_in(request: web.Request, gate: Gate, refused: Callable[[str, int], Awaitable[web.Response]],
+                    checked: Callable[[web.Request], None] = lambda request: None) -> web.Response:
+    """A fleet page's sign-in form sent (the dashboard's, the league's organiser's: one way in
+    through their ``Gate``): from the page's own origin and ``checked`` (the dashboard refuses a
+    password in clear), a form in UTF-8 whose password the gate tries; the page's ``/`` with the
+    session's cookie, or ``refused(word, status)`` says why not (``REFUSED``)."""
+    if not same_origin(request):
+        raise web.HTTPForbidden(text="a login from another site's page")
+    checked(request)
+    try:
+        form = await request.post()
+    except ValueError:  # a body that is not a form in UTF-8 (UnicodeDecodeError among them)
+        raise web.HTTPBadRequest(text="the login is a form with a password field, in UTF-8") from None
+    entered = await gate.log_in(request, form.get("password"))
+    if isinstance(entered, Refused):
+        return await refused(REFUSED.get(entered.why, "wrong"), entered.status)
+    response = web.HTTPSeeOther("/")
+    gate.let_in(request, response, entered)
+    raise response
+
+
+def signed_out(request: web.Request, gate: Gate, then: str) -> NoReturn:
+    """A fleet page's sign-out form sent from its own origin: the session ended, and on to ``then``."""
+    if not same_origin(request):
+        raise web.HTTPForbidden(text="a logout from another site's page")
+    response = web.HTTPSeeOther(then)
+    gate.log_out(request, response)
+    raise response
 
 
 @cache

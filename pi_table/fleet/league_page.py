@@ -27,6 +27,7 @@ import sys
 import threading
 import time
 import tomllib
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -48,7 +49,7 @@ from ..errors import PiTableError
 from ..files import replace_file
 from ..night.names import MAX_NAME, NameRefused, code, tidy
 from ..ui.i18n import say, translation
-from ..web.auth import Gate, Refused, Why, same
+from ..web.auth import Gate, Refused, same
 from ..web.runner import ServerThread
 from . import link
 from .dashboard import (
@@ -59,6 +60,8 @@ from .dashboard import (
     read_password_file,
     same_origin,
     set_password,
+    signed_in,
+    signed_out,
 )
 from .league import PLACES, SCALE, League, LeagueRefused, Scoring, season_topic, team_key
 
@@ -303,28 +306,15 @@ class LeaguePage(ServerThread):
 
     async def _login(self, request: web.Request) -> web.Response:
         assert self.gate is not None  # the route is there with a password alone
-        if not same_origin(request):
-            raise web.HTTPForbidden(text="a login from another site's page")
-        try:
-            form = await request.post()
-        except ValueError:  # a body that is not a form in UTF-8
-            raise web.HTTPBadRequest(text="the login is a form with a password field, in UTF-8") from None
-        entered = await self.gate.log_in(request, form.get("password"))
-        if isinstance(entered, Refused):
-            said = {Why.TOO_MANY: "wait", Why.BUSY: "busy", Why.WRONG: "wrong"}.get(entered.why, "wrong")
-            lang = self._language(request)
-            return await self._login_page(request, translation(lang).gettext(WORDS[said]), entered.status)
-        response = web.HTTPSeeOther("/")
-        self.gate.let_in(request, response, entered)
-        raise response
+
+        def refused(said: str, status: int) -> Awaitable[web.Response]:
+            return self._login_page(request, translation(self._language(request)).gettext(WORDS[said]), status)
+
+        return await signed_in(request, self.gate, refused)
 
     async def _logout(self, request: web.Request) -> web.Response:
         assert self.gate is not None
-        if not same_origin(request):
-            raise web.HTTPForbidden(text="a logout from another site's page")
-        response = web.HTTPSeeOther("/")
-        self.gate.log_out(request, response)
-        raise response
+        signed_out(request, self.gate, "/")
 
     async def _merge(self, request: web.Request) -> web.Response:
         """The organiser merges two teams of the season: a form from this page's origin, with the

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..engine import EndTurn, InvalidAction, Team, Undo
+from ..engine import EndTurn, Team, Undo
 from ..engine.codex import DISCUSSION
 from ..engine.codex_actions import USAGE as ACTION_USAGE
 from ..engine.codex_actions import CodexAction
@@ -277,9 +277,12 @@ class CodexTerminalScreen(SimScreen):
         self.printed, self.refused = page, model.message
 
 
-class CodexTerminal(Terminal):
+class CodexTerminal(Terminal[CodexAction | Command | ScreenTap]):
     """Codex's loop on simulated devices, in real time (the discussion's clock runs), its screen
     the terminal."""
+
+    words = WORDS
+    usage = USAGE
 
     def __init__(self, session: Session, playing: Playing) -> None:
         super().__init__(session, playing)
@@ -293,24 +296,19 @@ class CodexTerminal(Terminal):
         return help_text(self.painter.lang)
 
     def command(self, line: str) -> bool:
-        words = line.split()
-        if not words:
+        if not line.split():
             self.loop.call(lambda: self.screen.render(again=True))
             return True
         if line.isdigit():
             self.press_number(int(line))
             return True
-        word = words[0].lower()
-        try:
-            command = parse_command(line, names()) if word == "new-game" else parse_codex_command(line)
-        except InvalidAction as e:
-            self.not_a_command(word, e, USAGE if word in WORDS else {}, WORDS)
-            return True
-        if isinstance(command, NewGame):
-            return self.new_game(command, self.tap)
-        if isinstance(command, Undo):
-            self.undo(self.tap, self.said)
-        elif isinstance(command, EndTurn):
+        return super().command(line)
+
+    def parse(self, line: str) -> CodexAction | Command | ScreenTap:
+        return parse_command(line, names()) if line.split()[0].lower() == "new-game" else parse_codex_command(line)
+
+    def act(self, command: CodexAction | Command | ScreenTap) -> None:
+        if isinstance(command, EndTurn):
             self.end_turn()
         elif isinstance(command, SCREEN_TAPS):
             self.on_screen(command)
@@ -318,7 +316,6 @@ class CodexTerminal(Terminal):
             outcome = self.loop.call(lambda: self.shown(self.loop.from_phone(self.session.id, command)))
             if not outcome.ok and outcome.reason is not None:
                 self.playing.write(self.painter.refusal(say(outcome.reason, self.painter.lang)) + "\n")
-        return True
 
     def shown(self, outcome: Outcome) -> Outcome:
         """``outcome``, once the screen shows what it changed (before the next prompt)."""
@@ -333,8 +330,8 @@ class CodexTerminal(Terminal):
         codenames = self.loop.call(lambda: self.loop.record.state.setup.codenames)
         return self._("an action of {agent}").format(agent=agent_name(self.text.words, codenames, seat))
 
-    def tap(self, command: Command) -> None:
-        """A button of the table (NEW GAME, UNDO) or the screen, and wait until it is shown."""
+    def push(self, command: NewGame | Undo) -> None:
+        """A button of the table (NEW GAME, UNDO), and wait until it is shown."""
         self.loop.post(UiEvent(command))
         self.loop.call(lambda: None)
 

@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, Generic, TypeVar
 
 from ..engine import (
     CELLS,
@@ -70,6 +70,8 @@ YES = ("y", "yes", "s", "si", "sì")  # the [y/N] question takes a yes in either
 QUIT = ("quit", "exit", "q")
 HELP = ("help", "?", "h")
 T = TypeVar("T")
+C = TypeVar("C")
+"""The commands a kind's terminal reads: the grid games' ``Command``, another kind's words of its own too."""
 
 COMMANDS: tuple[tuple[str, str, Callable[[Game], bool]], ...] = (  # (the command, what it does, which games have it)
     ("clue N", N_("the {spymaster} enters the clue number: 0-9, 'unlimited' or 'infinity'"), lambda game: True),
@@ -372,7 +374,7 @@ def interactive(
     read: Callable[[str], str],
     write: Callable[[str], object],
     painter: Painter,
-    terminal_of: Callable[[str], Callable[[Session, Playing], Terminal]],
+    terminal_of: Callable[[str], Callable[[Session, Playing], Terminal[Any]]],
     touch: TouchSource | None = None,
     settings: InputSettings | None = None,
     timer: TimerSettings | None = None,
@@ -405,12 +407,16 @@ def in_effect(entries: Iterable[T]) -> list[T]:
     return kept
 
 
-class Terminal:
+class Terminal(Generic[C]):
     """A kind's terminal: its loop runs in the caller's thread, as in the daemon; a reader
     thread reads the prompt and plays each command through the simulated devices, exactly as
-    scripts do. ``play`` ends with ``quit`` (None) or a new game of another kind (its name)."""
+    scripts do. ``play`` ends with ``quit`` (None) or a new game of another kind (its name).
+    A kind reads its command ``words`` (written as ``usage`` says) with ``parse`` and plays them
+    with ``act``; NEW GAME and UNDO are every kind's, pressed with ``push``."""
 
     loop: EventLoop
+    words: tuple[str, ...]
+    usage: Mapping[str, str]
 
     def __init__(self, session: Session, playing: Playing) -> None:
         self.session = session
@@ -459,22 +465,52 @@ class Terminal:
         raise NotImplementedError
 
     def command(self, line: str) -> bool:
+        """One command, read as every kind's terminal reads it; False to leave the terminal."""
+        word = line.split()[0].lower()
+        try:
+            command = self.parse(line)
+        except InvalidAction as e:
+            self.not_a_command(word, e)
+            return True
+        if isinstance(command, NewGame):
+            return self.new_game(command)
+        if isinstance(command, Undo):
+            self.undo()
+        else:
+            self.act(command)
+        return True
+
+    def parse(self, line: str) -> C:
+        """The kind's command ``line`` is; ``InvalidAction`` saying what was expected."""
         raise NotImplementedError
 
-    def not_a_command(self, word: str, error: InvalidAction, usage: dict[str, str], words: tuple[str, ...]) -> None:
+    def act(self, command: C) -> None:
+        """Play a command of the kind's own (not NEW GAME nor UNDO), and wait until it is shown."""
+        raise NotImplementedError
+
+    def push(self, command: NewGame | Undo) -> None:
+        """Press the table's NEW GAME or UNDO, and wait until it is shown."""
+        raise NotImplementedError
+
+    def said(self, action: object) -> str:
+        """An action that an undo took back, as a script writes it."""
+        return str(action)
+
+    def not_a_command(self, word: str, error: InvalidAction) -> None:
         """A line the command words refuse: a known command with a wrong number (or the wrong
         argument) says what it takes; anything else is no command, and is told this terminal's
         command ``words`` as its prompts and help say them (in Italian, ``annulla (undo)``)."""
         lang = self.painter.lang
-        if word in usage:
+        if word in self.words and word in self.usage:
             reason = say(in_words_spoken(error.phrase, lang), lang)
-            self.say(self._("{usage}: {reason}").format(usage=as_spoken(usage[word], lang), reason=reason), WARN)
+            self.say(self._("{usage}: {reason}").format(usage=as_spoken(self.usage[word], lang), reason=reason), WARN)
         else:
             if SPOKEN.get(lang):
-                error = InvalidAction("the commands are {words}", words=spoken(words, lang), given=as_spoken(word, lang))
+                error = InvalidAction("the commands are {words}", words=spoken(self.words, lang),
+                                      given=as_spoken(word, lang))
             self.say(self._("not a command: {reason}").format(reason=say(error.phrase, lang)), WARN)
 
-    def new_game(self, command: NewGame, press: Callable[[Command], None]) -> bool:
+    def new_game(self, command: NewGame) -> bool:
         """NEW GAME, asked first over a game in progress; a game of another kind ends this
         terminal for that kind's (False)."""
         other = command.game is not None and kind_of(command.game) != self.session.kind
@@ -493,10 +529,10 @@ class Terminal:
         if other:
             self.switch = command.game
             return False
-        press(command)
+        self.push(command)
         return True
 
-    def undo(self, press: Callable[[Command], None], said: Callable[[object], str]) -> None:
+    def undo(self) -> None:
         """UNDO, then what it took back: the last action in effect (``said`` says it, as a
         script writes it; said here as the terminal takes it), or the new game, whose undo brings
         back the game it was dealt over."""
@@ -504,12 +540,12 @@ class Terminal:
             return self.session.id, in_effect(self.session.record.entries)
 
         game, before = self.loop.call(in_play)
-        press(Undo())
+        self.push(Undo())
         now, after = self.loop.call(in_play)
         if now != game:
             self.say(self._("undo brought back the game the new one was dealt over"))
         elif len(after) < len(before):
-            self.say(self._("undo took back: {action}").format(action=as_spoken(said(before[-1]), self.painter.lang)))
+            self.say(self._("undo took back: {action}").format(action=as_spoken(self.said(before[-1]), self.painter.lang)))
 
 
 class HeldClock:
@@ -527,8 +563,11 @@ class HeldClock:
         self.ahead += seconds
 
 
-class GridTerminal(Terminal):
+class GridTerminal(Terminal[Command]):
     """The grid games: the table and the key as text, touches held for the hold time."""
+
+    words = COMMAND_WORDS
+    usage = USAGE
 
     def __init__(self, session: Session, playing: Playing) -> None:
         super().__init__(session, playing)
@@ -545,20 +584,18 @@ class GridTerminal(Terminal):
         loop = self.loop
         return help_text(loop.call(lambda: loop.session.grid.game), self.painter.lang)
 
-    def command(self, line: str) -> bool:
-        word = line.split()[0].lower()
-        try:
-            command = parse_command(line, names())
-        except InvalidAction as e:
-            self.not_a_command(word, e, USAGE if word in COMMAND_WORDS else {}, COMMAND_WORDS)
-            return True
-        if isinstance(command, NewGame):
-            return self.new_game(command, self.press)
-        if isinstance(command, Undo):
-            self.undo(self.press, lambda action: f"place {action.cell}" if isinstance(action, Place) else str(action))
-        else:
-            self.press(command)
-        return True
+    def parse(self, line: str) -> Command:
+        return parse_command(line, names())
+
+    def act(self, command: Command) -> None:
+        self.press(command)
+
+    def push(self, command: NewGame | Undo) -> None:
+        self.press(command)
+
+    def said(self, action: object) -> str:
+        """What an undo took back; a placement without the key drawn with it."""
+        return f"place {action.cell}" if isinstance(action, Place) else str(action)
 
     def press(self, command: Command) -> None:
         """Play a command through the device a player would use, and wait until it is shown."""

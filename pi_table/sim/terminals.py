@@ -6,25 +6,26 @@ terminal of the grid games runs without Codex's; tests/test_games.py checks ever
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from .terminal import Terminal
 
 
-def _grid() -> type[Terminal]:
+def _grid() -> type[Terminal[Any]]:
     from .terminal import GridTerminal
 
     return GridTerminal
 
 
-def _codex() -> type[Terminal]:
+def _codex() -> type[Terminal[Any]]:
     from .codex_terminal import CodexTerminal  # Codex's engine loads when Codex is played
 
     return CodexTerminal
 
 
-KINDS: dict[str, Callable[[], type[Terminal]]] = {"grid": _grid, "codex": _codex}
+KINDS: dict[str, Callable[[], type[Terminal[Any]]]] = {"grid": _grid, "codex": _codex}
 
 
-def terminal(kind: str) -> type[Terminal]:
+def terminal(kind: str) -> type[Terminal[Any]]:
     """The class of ``kind``'s terminal, imported now."""
     return KINDS[kind]()

@@ -58,7 +58,6 @@ class CodexLoop(EventLoop):
         self.timer = TurnTimer(TimerSettings(length_s=discussion_s, warn_s=warn, enforce=True))
         self.lights = lights or LightSettings()
         self.lang = lang
-        self._screen_next: float | None = None  # when the screen next changes with no event: the clock
         self._follow_game()
 
     @classmethod
@@ -115,11 +114,7 @@ class CodexLoop(EventLoop):
         clock's second changed; else it was an animation frame, which only the LEDs need."""
         now = self.clock()
         outcome = self.submit(EndDiscussion()) if self.timer.time_is_up(now) else None
-        if outcome is not None or (self._screen_next is not None and now >= self._screen_next):
-            self.show()
-        else:
-            self.leds.show(self.light(self.session.public_view(), self.cues(now), now))
-        return outcome
+        return self._shown_after(outcome, now)
 
     def next_due(self) -> float | None:
         return min((t for t in (self.timer.next_change(self.clock()), self.lights_due) if t is not None), default=None)

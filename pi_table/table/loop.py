@@ -176,6 +176,7 @@ class EventLoop:
         self._paused: tuple[Emit, float, LedStrip, Screen] | None = None  # (where events go, since, the outputs)
         self._lights = lights(session.kind)  # a loop plays one kind (refuse_other_kind)
         self.lights_due: float | None = None  # when the frame last lit next changes by itself (None: still)
+        self._screen_next: float | None = None  # when the screen next changes with no event (its show sets it)
 
     @classmethod
     def made(cls, session: Session, touch: TouchSource, leds: LedStrip, screen: Screen, buttons: Buttons,
@@ -214,6 +215,15 @@ class EventLoop:
 
     def _follow_game(self) -> None:
         raise NotImplementedError
+
+    def _shown_after(self, outcome: Outcome | None, now: float) -> Outcome | None:
+        """A tick's end, every kind's: the table shown again when the tick changed the game or the
+        screen's next change is due; else the tick was an animation frame, which only the LEDs need."""
+        if outcome is not None or (self._screen_next is not None and now >= self._screen_next):
+            self.show()
+        else:
+            self.leds.show(self.light(self.session.public_view(), self.cues(now), now))
+        return outcome
 
     def light(self, view: object, cues: Cues, now: float) -> LedFrame:
         """The grid's LED frame for the game's public view: its kind's lights (``pi_table.ui.games``).
@@ -426,7 +436,6 @@ class TableLoop(EventLoop):
         self.last_activity = clock()
         self.revealed_at: list[float | None] = [None] * CELLS
         self._seen: tuple[str, str] = ("", "")  # (game id, board) when reveal times were last taken
-        self._screen_next: float | None = None  # when the screen next changes with no event
         self._follow_game()
 
     @classmethod
@@ -473,11 +482,7 @@ class TableLoop(EventLoop):
             outcome = self._hold_completed(now)
         if outcome is None and self.timer.time_is_up(now):
             outcome = self.submit(TimeUp())
-        if outcome is not None or (self._screen_next is not None and now >= self._screen_next):
-            self.show()
-        else:
-            self.leds.show(self.light(self.session.table_view(), self.cues(now), now))
-        return outcome
+        return self._shown_after(outcome, now)
 
     def handle(self, event: Event, came: float) -> Outcome | None:
         """One event in, the table shown again; an Outcome when it asked for a command. A

@@ -3,14 +3,16 @@
 // staff page (the broker's address, its name, its password until the owner says it was given, the
 // CA certificate), adds tables later, gives one a new password or takes one off. Its result shows
 // beside its button. A section's script (web/sections/broker.py): the page loads it after staff.js.
-import { $, api, csrf, download, el, ownersAction, ownersView, resultLine, section, t, withOwner } from "./staff.js";
+import { $, api, csrf, download, el, label, ownersAction, ownersView, resultLine, section, t, withOwner } from "./staff.js";
 
 const CA_FILE = "pi-table-broker-ca.crt";
 let asked = null;  // when the table took the change asked (its clock): settled once the broker's note is as new
 let ours = false;  // this table is the broker already: a set-up is a set-up again
 
 function brokerSection() {
-  const label = (id, text) => el("label", { for: id, "data-t": text, text: t(text) });
+  // The league's name and this café's name in it: joining a league and hosting one ask them alike.
+  const leagueNames = (form) => [label(`${form}-name`, "The league's name"), label(`${form}-cafe`, "This café's name in the league")]
+    .flatMap((named) => [named, el("input", { id: named.htmlFor, maxlength: "64", autocomplete: "off", spellcheck: "false", required: "" })]);
   return el("section", { id: "cafe-broker-section", "aria-labelledby": "cafe-broker-title" },
     el("h2", { id: "cafe-broker-title", "data-t": "The café's broker", text: t("The café's broker") }),
     el("p", { id: "cafe-broker-line" }),
@@ -28,10 +30,7 @@ function brokerSection() {
       el("h3", { "data-t": "A league", text: t("A league") }),
       el("p", { id: "cafe-broker-league", class: "note" }),
       el("form", { id: "cafe-broker-join", class: "stack" },
-        label("cafe-league-name", "The league's name"),
-        el("input", { id: "cafe-league-name", maxlength: "64", autocomplete: "off", spellcheck: "false", required: "" }),
-        label("cafe-league-cafe", "This café's name in the league"),
-        el("input", { id: "cafe-league-cafe", maxlength: "64", autocomplete: "off", spellcheck: "false", required: "" }),
+        ...leagueNames("cafe-league"),
         label("cafe-league-address", "The league's address"),
         el("input", { id: "cafe-league-address", maxlength: "253", autocomplete: "off", spellcheck: "false", required: "" }),
         label("cafe-league-port", "The league's port"),
@@ -47,10 +46,7 @@ function brokerSection() {
       el("ul", { id: "cafe-league-cafes", class: "keys" }),
       el("div", { id: "cafe-league-page", hidden: "" }),
       el("form", { id: "cafe-broker-host", class: "stack" },
-        label("cafe-host-name", "The league's name"),
-        el("input", { id: "cafe-host-name", maxlength: "64", autocomplete: "off", spellcheck: "false", required: "" }),
-        label("cafe-host-cafe", "This café's name in the league"),
-        el("input", { id: "cafe-host-cafe", maxlength: "64", autocomplete: "off", spellcheck: "false", required: "" }),
+        ...leagueNames("cafe-host"),
         label("cafe-host-cafes", "The other cafés (one a line: its name, then its password or nothing to have one made)"),
         el("textarea", { id: "cafe-host-cafes", rows: "4", spellcheck: "false", autocomplete: "off", required: "" }),
         el("button", { type: "submit", "data-t": "Host the league", text: t("Host the league") }))),
@@ -72,8 +68,8 @@ const lines = (text) => text.split("\n").map((line) => line.trim()).filter((line
 const row = (name, value) => el("div", {}, `${t(name)}: `, el("code", { text: String(value) }));
 
 // A password the owner is still to give (or the note that it was), its "given" button, and a new one asked.
-function handedOut(item, name, password, label, renewQuestion) {
-  item.append(password ? row(label, password) : el("div", { class: "note", text: t("Given: ask a new one if it is lost.") }));
+function handedOut(item, name, password, what, renewQuestion) {
+  item.append(password ? row(what, password) : el("div", { class: "note", text: t("Given: ask a new one if it is lost.") }));
   if (password) {
     const given = el("button", { type: "button", "data-table": name, text: t("I have given this password: stop keeping it here") });
     given.addEventListener("click", () => changeBroker({ act: "given", table: name }));

@@ -1,10 +1,9 @@
 // The staff page's owner's files: the HTTPS certificate (uploaded, or made self-signed), the fleet
 // broker's address and password, the words a night's team names may not use; each a trial the
 // table restarts on. A section's script (web/sections/files.py): the page loads it after staff.js.
-import { $, api, el, giveFile, locked, say, section, t, unlocked } from "./staff.js";
+import { $, api, el, giveFile, label, locked, say, section, t, unlocked } from "./staff.js";
 
 function filesSection() {
-  const label = (id, text) => el("label", { for: id, "data-t": text, text: t(text) });
   return el("section", { id: "files-section" },
     el("h2", { "data-t": "HTTPS certificate", text: t("HTTPS certificate") }),
     el("p", { id: "tls-line" }),

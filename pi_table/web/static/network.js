@@ -3,20 +3,19 @@
 // this page is reached again where the change said, and puts back by itself otherwise. Its result
 // shows beside its button. A section's script (web/sections/network.py): the page loads it
 // after staff.js.
-import { $, api, csrf, el, ownersAction, resultLine, t } from "./staff.js";
+import { $, api, csrf, el, label, ownersAction, resultLine, t } from "./staff.js";
 
 const TRIAL_MIN = 2;  // the root helper's network.TRIAL_S, in minutes
 
 function networkSection() {
-  const field = (id, label, attributes = {}) => [el("label", { for: id, "data-t": label, text: t(label) }),
-    el("input", { id, autocomplete: "off", ...attributes })];
+  const field = (id, text, attributes = {}) => [label(id, text), el("input", { id, autocomplete: "off", ...attributes })];
   return el("section", { id: "network-section", "aria-labelledby": "network-title" },
     el("h2", { id: "network-title", "data-t": "Network", text: t("Network") }),
     el("ul", { id: "network-devices" }),
     el("p", { id: "network-trial", class: "note", hidden: "" }),
     el("p", { id: "network-last", class: "note", hidden: "" }),
     el("form", { id: "network-ipv4", class: "stack" },
-      el("label", { for: "network-device", "data-t": "Address", text: t("Address") }),
+      label("network-device", "Address"),
       el("select", { id: "network-device" }, el("option", { value: "eth0", "data-t": "Cable", text: t("Cable") }), el("option", { value: "wlan0", text: "Wi-Fi" })),
       el("select", { id: "network-method", "aria-label": t("Address"), "data-t-label": "Address" },
         el("option", { value: "auto", "data-t": "Automatic (from the café's router)", text: t("Automatic (from the café's router)") }),

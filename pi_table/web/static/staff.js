@@ -66,6 +66,8 @@ export function el(tag, attributes = {}, ...children) {
   node.append(...children);
   return node;
 }
+// A form field's label, in the page's language and again in the one the staff pick (its data-t).
+export const label = (id, text) => el("label", { for: id, "data-t": text, text: t(text) });
 
 // A live region (a status line) is written only when its words change: a screen reader reads every
 // write out again, and the page refreshes itself every few seconds.
@@ -507,8 +509,8 @@ function settingField(option) {
   const control = settingInput(option);
   Object.assign(control, { id });
   control.setAttribute("aria-describedby", `${id}-problem`);
-  const label = el("label", { for: id, text: option.label });
-  const parts = option.kind === "bool" ? [el("span", { class: "check" }, control, label)] : [label, control];
+  const caption = el("label", { for: id, text: option.label });
+  const parts = option.kind === "bool" ? [el("span", { class: "check" }, control, caption)] : [caption, control];
   return el("div", { class: "field", "data-key": option.key }, ...parts,
     option.hint ? el("small", { class: "hint", text: option.hint }) : "", el("small", { class: "help", text: option.help }),
     el("small", { class: "key", text: option.key }),
