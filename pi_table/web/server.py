@@ -99,9 +99,10 @@ KEEPALIVE_S = 15.0
 PUSH_GAP_S = 0.1
 """The phones are sent the newest view at most this often: a change that comes sooner after
 the last push waits for the gap and goes with whatever follows it. However fast the guesses
-come, the phones' sends then cost the table at most ten bursts a second (some 2 % of a core for
-300 phones), a share a touch never waits behind; at a table's pace (a reveal every few seconds)
-every change still goes at once."""
+come, the phones' sends then cost the table at most ten bursts a second (2 to 3 % of a core for
+300 phones), and a table held to a tenth of a core keeps its quota for its touches
+(docs/dev/benchmarks.md); at a table's pace (a reveal every few seconds) every change still goes
+at once."""
 BEHIND_BYTES = 256 * 1024  # unsent to one phone: it has stopped reading, so it is let go (its page reconnects)
 STATIC = (*page_files(), "style.css")
 HEADER_TIMEOUT_S = 10.0  # a request's line and headers, from the connection's start or the last answer
