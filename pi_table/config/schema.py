@@ -12,6 +12,7 @@ from ..drivers.settings import ORDERS, PINS
 from ..engine.described import Choice
 from ..engine.games import NAMES, choices, title_of
 from ..engine.phrase import N_, Phrase, Text
+from ..engine.rules import Rules
 from ..engine.views import LANGUAGES
 from ..hardware import pinout
 from ..table.input import HOLD_MAX_S, HOLD_MIN_S
@@ -142,7 +143,7 @@ def game_option(choice: Choice) -> Option:
 
 
 OPTIONS = (
-    Option("game", "game", "codenames", "str", N_("the game a new table deals"),
+    Option("game", "game", Rules().game, "str", N_("the game a new table deals"),  # the rules' own default
            label=N_("Game a new table deals"), choices=NAMES, words={name: title_of(name) for name in NAMES}),
     *(game_option(choice) for choice in choices()),
     Option("game", "language", "en", "str", N_("the screen's language: en, it"),
