@@ -928,6 +928,21 @@ def staff_login(page, base: str, pin: str = STAFF_PIN) -> None:
     page.click("#login button")
 
 
+def open_night(page, base: str, pin: str, name: str, tables: str, choices: dict[str, str] | None = None) -> None:
+    """``staff_login``, then a night named ``name`` on ``tables`` opened from the staff page's form,
+    ``choices`` (a select's CSS selector: the value picked) set first, as the staff open one."""
+    from playwright.sync_api import expect
+
+    staff_login(page, base, pin)
+    expect(page.locator("#night-state")).to_have_text("no night is open", timeout=30_000)  # its first fetches, on a loaded machine
+    page.fill("#night-name", name)
+    page.fill("#night-tables", tables)
+    for select, value in (choices or {}).items():
+        page.select_option(select, value)
+    page.click("#night-open button[type=submit]")
+    expect(page.locator("#night-state")).to_have_text(name)
+
+
 def owner_login(page, base: str) -> None:
     """``staff_login``, then the owner's actions unlocked with the passphrase, as the owner does."""
     staff_login(page, base)

@@ -434,7 +434,7 @@ def test_the_director_picks_a_teams_code_from_the_leagues_teams_on_the_staff_pag
     teams' codes (labelled by name); the team added with one keeps it; the field is emptied."""
     from playwright.sync_api import expect
 
-    from helpers import STAFF_PIN, StaffTable, staff_login
+    from helpers import STAFF_PIN, StaffTable, open_night
 
     table = StaffTable(tmp_path, "RRRRRRRRRBBBBBBBBNNNNNNNA")
     table.daemon.night.season = {"league": "spring", "at": START, "season": [
@@ -444,12 +444,7 @@ def test_the_director_picks_a_teams_code_from_the_leagues_teams_on_the_staff_pag
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
-        staff_login(page, table.base, STAFF_PIN)
-        expect(page.locator("#night-state")).to_have_text("no night is open", timeout=30_000)
-        page.fill("#night-name", "Friday league")
-        page.fill("#night-tables", "1")
-        page.click("#night-open button[type=submit]")
-        expect(page.locator("#night-state")).to_have_text("Friday league")
+        open_night(page, table.base, STAFF_PIN, "Friday league", "1")
         options = page.locator("#night-team-codes option")
         expect(options).to_have_count(2, timeout=15_000)
         assert [(o.get_attribute("value"), o.get_attribute("label")) for o in options.all()] == \

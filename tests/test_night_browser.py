@@ -10,7 +10,7 @@ import re
 import pytest
 
 from helpers import STAFF_PIN as PIN
-from helpers import StaffTable, staff_login, wait_for
+from helpers import StaffTable, open_night, staff_login, wait_for
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red's nine agents in cells 0-8
 POLL_MS = 15_000  # the staff page reads the night every 5 s; the spectators' page is told of a change at once
@@ -26,12 +26,7 @@ def test_a_whole_night_from_the_staff_page_on_a_phone(tmp_path, browser):
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
-        staff_login(page, table.base, PIN)
-        expect(page.locator("#night-state")).to_have_text("no night is open", timeout=30_000)  # the staff page's first fetches, on a loaded machine
-        page.fill("#night-name", "Friday league")
-        page.fill("#night-tables", "1")
-        page.click("#night-open button[type=submit]")
-        expect(page.locator("#night-state")).to_have_text("Friday league")
+        open_night(page, table.base, PIN, "Friday league", "1")
         expect(page.locator("#night-open")).to_be_hidden()
 
         phone = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
@@ -190,14 +185,7 @@ def test_the_director_s_desk_on_a_phone_still_played_withdraw_results_and_the_ti
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
-        staff_login(page, table.base, PIN)
-        expect(page.locator("#night-state")).to_have_text("no night is open", timeout=30_000)
-        page.fill("#night-name", "Friday league")
-        page.fill("#night-tables", "1 2")
-        page.select_option("#night-bye", "0.5")
-        page.select_option("#night-tiebreak", "buchholz")
-        page.click("#night-open button[type=submit]")
-        expect(page.locator("#night-state")).to_have_text("Friday league")
+        open_night(page, table.base, PIN, "Friday league", "1 2", {"#night-bye": "0.5", "#night-tiebreak": "buchholz"})
         for name in ("Owls", "Quiz Club", "Foxes", "Moles", "Bats"):
             page.fill("#night-team", name)
             page.click("#night-join button[type=submit]")

@@ -286,7 +286,7 @@ def test_the_staff_page_orders_the_tie_breaks_asks_before_closing_over_a_table_a
     until a new night opens."""
     from playwright.sync_api import expect
 
-    from helpers import STAFF_PIN, staff_login
+    from helpers import STAFF_PIN, open_night
 
     table = StaffTable(tmp_path, "RRRRRRRRRBBBBBBBBNNNNNNNA")
     context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -301,15 +301,8 @@ def test_the_staff_page_orders_the_tie_breaks_asks_before_closing_over_a_table_a
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
-        staff_login(page, table.base, STAFF_PIN)
-        expect(page.locator("#night-state")).to_have_text("no night is open", timeout=30_000)
-        page.fill("#night-name", "Friday")
-        page.fill("#night-tables", "1")
-        page.select_option("#night-tiebreak", "buchholz-cut1")
-        page.select_option("#night-tiebreak-2", "direct-encounter")
-        page.select_option("#night-tiebreak-3", "wins")
-        page.click("#night-open button[type=submit]")
-        expect(page.locator("#night-state")).to_have_text("Friday")
+        open_night(page, table.base, STAFF_PIN, "Friday", "1", {
+            "#night-tiebreak": "buchholz-cut1", "#night-tiebreak-2": "direct-encounter", "#night-tiebreak-3": "wins"})
         expect(page.locator("#night-tiebreak-used")).to_have_text("Tie-break: Buchholz Cut-1, direct encounter, wins")
         staff = Staff(table.base)
         staff.login()
