@@ -50,6 +50,14 @@ AXE = ("axe-core", "4.14.1")
 FAILING = ("serious", "critical")
 """The impacts that fail a page; the others are printed."""
 WIDTHS = (360, 390, 1280)
+LAID_OUT = """(width) => new Promise((done) => {
+  setTimeout(done, 300);  // a page the browser paints no frame for waits as long as before
+  const frame = () => window.innerWidth === width ? requestAnimationFrame(() => requestAnimationFrame(done))
+                                                  : requestAnimationFrame(frame);
+  frame();
+})"""
+"""The page at its new width, laid out and painted twice (or 300 ms, the wait it replaces): no page
+script listens for a resize (the widths are CSS's), so nothing else changes with the width."""
 PHONE = 390
 """At this width and below a page reflows: nothing wider than the screen, no sideways scrolling."""
 LANGS = ("en", "it")
@@ -173,9 +181,10 @@ class Browsing:
                              "(document.querySelector('link[rel~=icon]') || new URL('/favicon.ico', location.href)).href")
         if served and not icon.startswith(("data:", "blob:")) and page.request.get(icon).status == 404:
             self.missing.append(icon)  # the browser asks for it by itself
+        page.wait_for_timeout(300)  # the last fetches answered (the icon among them)
         for width in WIDTHS:
             page.set_viewport_size({"width": width, "height": 844})
-            page.wait_for_timeout(300)  # laid out again, the last fetches answered (the icon among them)
+            page.evaluate(LAID_OUT, width)
             where = f"{name} [{self.lang}, {width} px]"
             self.failing += violations(page, self.axe, where)
             wide = page.evaluate("() => document.documentElement.scrollWidth")

@@ -626,12 +626,11 @@ def maker_key(container, tmp_path_factory) -> Path:
     return key
 
 
-def bundle_of(tmp: Path, version: str, key: Path | None, broken: bool = False) -> Path:
-    """A signed bundle of this checkout's tracked files made another version (bumped, committed),
-    its wheels for this machine (the container's Debian is this machine's); ``broken``: its
-    command raises as it starts, so the table cannot start on it (a package that cannot even be
-    imported is refused earlier, by the build, which imports every module). ``key`` None: the
-    bundle's signature is left out, as a hand-made one's would be."""
+def bundle_of(tmp: Path, version: str, key: Path, broken: bool = False) -> Path:
+    """A bundle signed with ``key`` of this checkout's tracked files made another version (bumped,
+    committed), its wheels for this machine (the container's Debian is this machine's); ``broken``:
+    its command raises as it starts, so the table cannot start on it (a package that cannot even be
+    imported is refused earlier, by the build, which imports every module)."""
     tree = tmp / f"tree-{version}"
     tree.mkdir()
     tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True, text=True, check=True)
@@ -647,20 +646,28 @@ def bundle_of(tmp: Path, version: str, key: Path | None, broken: bool = False) -
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", version]):
         subprocess.run([*git, *args], check=True, capture_output=True)
     out = tmp / f"pi-table-{version}.tar.gz"
-    signing = key or tmp / "throwaway-key"
-    if key is None:
-        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(signing)], check=True)
     made = subprocess.run([sys.executable, "-m", "pi_table", "bundle", "--source", str(tree), "--for", "here",
-                           "--key", str(signing), "-o", str(out)], capture_output=True, text=True, check=False)
+                           "--key", str(key), "-o", str(out)], capture_output=True, text=True, check=False)
     assert made.returncode == 0, made.stderr
-    if key is None:
-        unsigned = tmp / f"unsigned-{version}.tar.gz"
-        with tarfile.open(out) as signed, tarfile.open(unsigned, "w:gz") as stripped:
-            for member in signed:
-                if member.name != "manifest.sig":
-                    stripped.addfile(member, signed.extractfile(member))
-        return unsigned
     return out
+
+
+@pytest.fixture(scope="module")
+def next_release(maker_key, tmp_path_factory) -> Path:
+    """The maker's signed bundle of 0.1.1, made once: pip builds its wheels for some 20 s, and the
+    refused unsigned bundle is this one with its signature left out."""
+    return bundle_of(tmp_path_factory.mktemp("next-release"), "0.1.1", maker_key)
+
+
+def unsigned(bundle: Path, into: Path) -> Path:
+    """``bundle`` with its signature left out, as a hand-made one's would be: nothing else differs
+    from what the table would install were it signed."""
+    stripped_path = into / f"unsigned-{bundle.name}"
+    with tarfile.open(bundle) as signed, tarfile.open(stripped_path, "w:gz") as stripped:
+        for member in signed:
+            if member.name != "manifest.sig":
+                stripped.addfile(member, signed.extractfile(member))
+    return stripped_path
 
 
 def ask(container: Container, act: str, **args: str) -> float:
@@ -707,12 +714,12 @@ def _status_version(container: Container) -> str | None:
     return json.loads(done.stdout)["version"] if done.returncode == 0 else None
 
 
-def test_an_unsigned_bundle_is_refused_and_nothing_of_it_is_unpacked(container, tmp_path, maker_key):
+def test_an_unsigned_bundle_is_refused_and_nothing_of_it_is_unpacked(container, tmp_path, next_release):
     """Issue 37's first blocker: a hand-made bundle, uploaded with the staff PIN, was installed and
     its build run as root. Refused now, before a member past its manifest is read, and said."""
     rested(container)
     before, kept = linked(container, "current"), container.run("ls -A /opt/pi-table/releases").stdout
-    since = ask(container, "update", from_="bundle", bundle=offer(container, bundle_of(tmp_path, "0.1.1", None)))
+    since = ask(container, "update", from_="bundle", bundle=offer(container, unsigned(next_release, tmp_path)))
     last = helper_done(container, since)
     assert last["outcome"] == "failed" and last["why"]["template"].startswith("the release is not signed"), last
     assert linked(container, "current") == before
@@ -720,12 +727,11 @@ def test_an_unsigned_bundle_is_refused_and_nothing_of_it_is_unpacked(container, 
     assert not list((container.merged / SPOOL.lstrip("/")).glob("*.tar.gz"))
 
 
-def test_an_update_from_a_bundle_is_installed_beside_the_running_release(container, tmp_path, maker_key):
+def test_an_update_from_a_bundle_is_installed_beside_the_running_release(container, next_release):
     rested(container)
     before = linked(container, "current")
     assert before.startswith("0.1.0-") and running_version(container) == "0.1.0"
-    since = ask(container, "update", from_="bundle",
-                bundle=offer(container, bundle_of(tmp_path, "0.1.1", maker_key)))
+    since = ask(container, "update", from_="bundle", bundle=offer(container, next_release))
     last = helper_done(container, since)
     assert last["outcome"] == "done", json.dumps(last)  # whole: why it was rolled back
     assert linked(container, "current").startswith("0.1.1-") and linked(container, "previous") == before
