@@ -1,6 +1,6 @@
 """Fault tests on the real daemon process, its touches coming from the board emulator over a pty.
 
-- ``kill -9`` at random moments of games (``PI_TABLE_KILLS`` of them, 100 by default), each
+- ``kill -9`` at random moments of games (``PI_TABLE_KILLS`` of them, 200 by default), each
   followed by a restart that must show exactly the state of the last accepted action;
 - the board unplugged and plugged back in the middle of a turn;
 - a journal that stops growing because the disk is full;
@@ -29,13 +29,7 @@ from helpers import EmulatedTable, electrode_of, wait_for
 
 pytestmark = pytest.mark.daemon
 
-KILLS = int(os.environ.get("PI_TABLE_KILLS", "100"))
-"""Kills in a run: each costs a restart of ``pi-table run`` (about a second). 200 from issue 5 until
-issue 61 (10), which halved them for CI's time: no failure of it is on record since it was
-written (git's history, the runs' notes), and 100 still end each way many times (a run: 40 actions in flight kept, 5 lost, 10
-kills during start-up, 131 actions seen through). The torn last line is also cut at every byte
-below, deterministically. Set ``PI_TABLE_KILLS=1000`` to run it long, as after a change to the
-journal or the start (docs/dev/fault-tests.md)."""
+KILLS = int(os.environ.get("PI_TABLE_KILLS", "200"))
 END_TURN_ELECTRODE = 25
 
 
