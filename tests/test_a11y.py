@@ -303,7 +303,7 @@ def companion(lang):
     companion.stop()
 
 
-def open_night(table: StaffTable, proposed: bool = True) -> None:
+def night_under_way(table: StaffTable, proposed: bool = True) -> None:
     """A game night on the table's book: four teams, a round confirmed, the next one proposed (or none)."""
     book = table.daemon.night.book
     book.open("Friday league", ["codenames"], ["1", "2"])
@@ -362,7 +362,7 @@ def test_axe_finds_nothing_serious_on_the_staff_page_with_and_without_a_night(tm
         table.guess(table.key.index("B"))  # a red and a blue card on the board: its white-on-colour cells
         page = pages.open(f"{table.base}/staff", "#board [role=cell].R", log_in)
         pages.check(page, "the staff page")
-        open_night(table)
+        night_under_way(table)
         drawn(page, "#night-section", lambda: page.evaluate(refresh("loadNight")))
         page.wait_for_selector("#night-swap-one")
         page.evaluate("() => document.querySelectorAll('details').forEach((d) => { d.open = true; })")
@@ -427,7 +427,7 @@ def test_axe_finds_nothing_serious_on_the_nights_pages_for_the_teams_and_the_spe
 
     try:
         pages.visit(f"{table.base}/night", "the teams' page with no night open", "input[name=team]")
-        open_night(table)
+        night_under_way(table)
         page = pages.open(f"{table.base}/night", "input[name=team]")
         assert page.evaluate("() => parseFloat(getComputedStyle(document.querySelector('input')).fontSize)") >= 16
         pages.check(page, "the teams' page")
@@ -594,7 +594,7 @@ def test_a_keyboard_walk_on_the_staff_page_with_a_night_keeps_its_place_as_it_up
     context = browser.new_context(viewport={"width": PHONE, "height": 844})
     page = context.new_page()
     try:
-        open_night(table)
+        night_under_way(table)
         staff_login(page, table.base)
         page.wait_for_selector("#night-swap-one")
         page.wait_for_selector("#headline:not(:empty)")
@@ -616,7 +616,7 @@ def test_a_keyboard_walk_on_the_teams_page_reaches_its_form(tmp_path, browser):
     table = StaffTable(tmp_path, dealt_key())
     page = browser.new_page()
     try:
-        open_night(table)
+        night_under_way(table)
         page.goto(f"{table.base}/night")
         assert keyboard_walk(page, lambda: None, "the teams' page") == []
     finally:
@@ -635,7 +635,7 @@ def test_live_regions_speak_only_when_their_words_change(tmp_path, companion, br
         pages.close(public)
         staff = StaffTable(tmp_path, dealt_key())
         try:
-            open_night(staff, proposed=False)
+            night_under_way(staff, proposed=False)
             spectators = pages.open(f"{staff.base}/", "#standings tr.standing")
             spectators.evaluate("() => standings().then(() => standings())")
             pages.close(spectators)
