@@ -706,7 +706,6 @@ def test_a_backup_whose_pin_asks_for_more_than_a_check_is_given_is_refused_befor
     assert not (tmp_path / "backups").exists()
 
 
-
 def test_a_change_of_settings_and_its_check_say_the_file_they_could_not_write_or_read(tmp_path, monkeypatch):
     """``Restarts.change`` and ``problems`` read the settings file one way: an unknown key, and the
     file's own error (an SD card's, here), said as each met it."""
