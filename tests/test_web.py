@@ -20,6 +20,7 @@ from pi_table.engine import Rules, make_game, parse_action
 from pi_table.hal import ScreenModel, SimScreen
 from pi_table.web import Companion, CompanionScreen, Tokens, codenames_snapshot
 from pi_table.web import games as web_games
+from pi_table.web import server
 from pi_table.web.server import ANOTHER_PHONE, PUSH_GAP_S
 from pi_table.web.snapshot import SPYMASTER
 
@@ -179,6 +180,31 @@ def test_changes_closer_than_the_push_gap_reach_a_phone_as_the_newest_view(compa
         assert len(shown) <= 2 + spent / PUSH_GAP_S, f"{len(shown)} pushes for reveals published in {spent:.3f} s"
     finally:
         public.close()
+
+
+def test_a_push_to_many_phones_is_written_a_batch_at_a_time_and_all_get_the_newest_view(companion, tokens, monkeypatch):
+    """Between two batches of a push the companion's thread sleeps, so the table's threads,
+    which share the interpreter's lock with it, wait behind one batch of writes, not all of them:
+    in any stretch shorter than ``BATCH_GAP_S`` at most ``PUSH_BATCH`` phones are written."""
+    monkeypatch.setattr(server, "PUSH_BATCH", 2, raising=False)
+    monkeypatch.setattr(server, "BATCH_GAP_S", 0.05, raising=False)
+    companion.publish(codenames_snapshot("g1", played(["clue 9"]), tokens))
+    phones = [Events(companion, "/api/public/events") for _ in range(5)]
+    written = []
+    push = companion._push
+    monkeypatch.setattr(companion, "_push", lambda watcher: written.append(time.monotonic()) or push(watcher))
+    try:
+        for phone in phones:
+            assert phone.next()[1]["view"]["board"] == "?" * 25
+        written.clear()
+        companion.publish(codenames_snapshot("g1", played(["clue 9", "touch 0"]), tokens))
+        for phone in phones:
+            assert phone.next()[1]["view"]["board"][0] != "?"
+        assert len(written) == 5
+        assert all(later - first >= 0.045 for first, later in zip(written, written[2:])), written
+    finally:
+        for phone in phones:
+            phone.close()
 
 
 def test_a_show_that_changes_nothing_a_page_shows_does_not_wake_the_server(companion, tokens, monkeypatch):

@@ -103,6 +103,14 @@ come, the phones' sends then cost the table at most ten bursts a second (2 to 3 
 300 phones), and a table held to a tenth of a core keeps its quota for its touches
 (docs/dev/benchmarks.md); at a table's pace (a reveal every few seconds) every change still goes
 at once."""
+PUSH_BATCH = 25
+BATCH_GAP_S = 0.001
+"""A push is written this many phones at a time, this long apart. Between two batches the
+companion's thread sleeps, so a touch that comes during a push waits for the interpreter's lock
+behind one batch (some 0.2 ms here), not the whole burst (about 3 ms for 300 phones: the lock
+is not handed over while a thread that holds it keeps running). The last of 300 phones is
+written 11 ms or more after the first, and yet had its view no later in the benchmark, as the
+phones read between batches (docs/dev/benchmarks.md)."""
 BEHIND_BYTES = 256 * 1024  # unsent to one phone: it has stopped reading, so it is let go (its page reconnects)
 STATIC = (*page_files(), "style.css")
 HEADER_TIMEOUT_S = 10.0  # a request's line and headers, from the connection's start or the last answer
@@ -396,15 +404,24 @@ class Companion(ServerThread):
         """Send every open event stream its page's view, if it changed (or that it is gone).
 
         One write a phone straight to its connection, of bytes made once for all the phones of
-        a page (``_frame``), in this one call: no coroutine is woken, so 300 phones cost the
-        companion's thread one short burst, and the table's threads, which share the
-        interpreter with it, are kept waiting as little as possible."""
+        a page (``_frame``), in batches (``PUSH_BATCH``): no coroutine is woken, so 300 phones
+        cost the companion's thread a few short bursts, and the table's threads, which share the
+        interpreter with it, wait behind one of them at most. A phone in a later batch is
+        written the view as it is then, the newest."""
         if self._push_due is not None:  # the table stops while a push waits: this one is the last
             self._push_due.cancel()
             self._push_due = None
         self._pushed_at = asyncio.get_running_loop().time()
-        for watcher in list(self._watchers):
+        self._push_batches(list(self._watchers))
+
+    def _push_batches(self, watchers: list[_Watcher]) -> None:
+        """Write ``watchers`` their views ``PUSH_BATCH`` at a time, ``BATCH_GAP_S`` apart; all
+        at once when the table stops (nothing is written then: each stream is ended)."""
+        batch = len(watchers) if self._closing else PUSH_BATCH
+        for watcher in watchers[:batch]:
             self._push(watcher)
+        if watchers[batch:]:
+            asyncio.get_running_loop().call_later(BATCH_GAP_S, self._push_batches, watchers[batch:])
 
     def _push(self, watcher: _Watcher) -> None:
         if self._closing or watcher.transport.is_closing():  # the table stops, or the phone left
