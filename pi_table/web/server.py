@@ -96,21 +96,19 @@ it refused it (a page of a game that has just ended must not act in the next one
 MAX_BODY = 4096  # an action is a line of text
 ADVERTISE_S = 10.0
 KEEPALIVE_S = 15.0
-PUSH_GAP_S = 0.1
+PUSH_GAP_S = 0.25
 """The phones are sent the newest view at most this often: a change that comes sooner after
 the last push waits for the gap and goes with whatever follows it. However fast the guesses
-come, the phones' sends then cost the table at most ten bursts a second (2 to 3 % of a core for
-300 phones), and a table held to a tenth of a core keeps its quota for its touches
-(docs/dev/benchmarks.md); at a table's pace (a reveal every few seconds) every change still goes
-at once."""
-PUSH_BATCH = 25
-BATCH_GAP_S = 0.001
-"""A push is written this many phones at a time, this long apart. Between two batches the
-companion's thread sleeps, so a touch that comes during a push waits for the interpreter's lock
-behind one batch (some 0.2 ms here), not the whole burst (about 3 ms for 300 phones: the lock
-is not handed over while a thread that holds it keeps running). The last of 300 phones is
-written 11 ms or more after the first, and yet had its view no later in the benchmark, as the
-phones read between batches (docs/dev/benchmarks.md)."""
+come, the phones' sends then cost the table at most four pushes a second; at a table's pace (a
+reveal every few seconds) every change still goes at once."""
+PUSH_BATCH = 10
+BATCH_GAP_S = 0.005
+"""A push is written to ten phones at a time, 5 ms apart: 300 phones in about 150 ms, within
+the push gap. Between two batches the companion's thread sleeps, so a touch that comes during a
+push waits for the interpreter's lock behind ten writes, not 300 (a thread that holds the lock
+and keeps running does not hand it over), and a table held to a share of a core (systemd's
+quota, counted in periods of 100 ms) spends a push's sends across periods, not in the one a
+touch comes in (docs/dev/benchmarks.md)."""
 BEHIND_BYTES = 256 * 1024  # unsent to one phone: it has stopped reading, so it is let go (its page reconnects)
 STATIC = (*page_files(), "style.css")
 HEADER_TIMEOUT_S = 10.0  # a request's line and headers, from the connection's start or the last answer
