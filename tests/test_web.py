@@ -18,9 +18,8 @@ import pytest
 
 from pi_table.engine import Rules, make_game, parse_action
 from pi_table.hal import ScreenModel, SimScreen
-from pi_table.web import Companion, CompanionScreen, Tokens, codenames_snapshot
+from pi_table.web import Companion, CompanionScreen, Tokens, codenames_snapshot, server
 from pi_table.web import games as web_games
-from pi_table.web import server
 from pi_table.web.server import ANOTHER_PHONE, PUSH_GAP_S
 from pi_table.web.snapshot import SPYMASTER
 
