@@ -185,8 +185,8 @@ def test_a_push_to_many_phones_is_written_a_batch_at_a_time_and_all_get_the_newe
     """Between two batches of a push the companion's thread sleeps, so the table's threads,
     which share the interpreter's lock with it, wait behind one batch of writes, not all of them:
     in any stretch shorter than ``BATCH_GAP_S`` at most ``PUSH_BATCH`` phones are written."""
-    monkeypatch.setattr(server, "PUSH_BATCH", 2, raising=False)
-    monkeypatch.setattr(server, "BATCH_GAP_S", 0.05, raising=False)
+    monkeypatch.setattr(server, "PUSH_BATCH", 2)
+    monkeypatch.setattr(server, "BATCH_GAP_S", 0.05)
     companion.publish(codenames_snapshot("g1", played(["clue 9"]), tokens))
     phones = [Events(companion, "/api/public/events") for _ in range(5)]
     written = []
