@@ -418,8 +418,8 @@ class Companion(ServerThread):
         batch = len(watchers) if self._closing else PUSH_BATCH
         for watcher in watchers[:batch]:
             self._push(watcher)
-        if watchers[batch:]:
-            asyncio.get_running_loop().call_later(BATCH_GAP_S, self._push_batches, watchers[batch:])
+        if rest := watchers[batch:]:
+            asyncio.get_running_loop().call_later(BATCH_GAP_S, self._push_batches, rest)
 
     def _push(self, watcher: _Watcher) -> None:
         if self._closing or watcher.transport.is_closing():  # the table stops, or the phone left
