@@ -1101,6 +1101,42 @@ def test_every_refusal_shows_on_the_phone_in_its_language_and_nothing_is_done(pa
         context.close()
 
 
+def test_a_refresh_in_flight_when_the_staff_log_out_is_refused_and_says_nothing(page, browser):
+    """The page reads the table every 5 s; a read sent just before Log out is pressed and answered
+    after it is refused (its session has ended), and the login form says nothing of it: the staff
+    logged out, they were not thrown out. No request leaves the page after the press but the
+    logout's (CI met the race on 2026-11-28, in the walk of tests/test_staff_buttons.py)."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        phone = context.new_page()
+        phone.goto(f"{page.base_url}/staff")
+        phone.fill("#pin", PIN)
+        phone.click("#login button")
+        expect(phone.locator("#desk")).to_be_visible()
+        held = []
+        phone.route("**/staff/api/table", lambda route: held.append(route))  # let through once the logout has been answered
+        with phone.expect_request("**/staff/api/table"):
+            phone.evaluate('import("/staff/static/staff.js").then((module) => { window.reading = module.loadTable(true); })')
+        while not held:
+            phone.wait_for_timeout(20)
+        sent = []
+        phone.on("request", lambda request: sent.append(request.url.removeprefix(page.base_url)))
+        with phone.expect_response("**/staff/api/logout"):
+            phone.click("#logout")
+        expect(phone.locator("#login")).to_be_visible()
+        with phone.expect_response("**/staff/api/table") as answer:
+            held[0].continue_()
+        assert answer.value.status == 401  # the session it was sent with has ended
+        phone.evaluate("() => window.reading")  # the page has read the refusal
+        expect(phone.locator("#login")).to_be_visible()
+        expect(phone.locator("#message")).to_be_hidden()
+        assert sent == ["/staff/api/logout"]
+    finally:
+        context.close()
+
+
 def test_the_page_switches_language(tmp_path, browser):
     from playwright.sync_api import expect
 

@@ -29,9 +29,9 @@ MUST = ("undo", "end-game", "export-csv", "export-json", "log-refresh", "log-dow
         "update-look", "selftest-start", "tune-start", "reboot", "poweroff", "night-propose", "night-confirm",
         "night-withdraw", "night-csv", "night-trf", "night-print", "night-close", "tls-upload", "notify-test", *LATE)
 """The buttons the walk must have pressed, by their ids: it cannot pass by finding fewer."""
-HANDLED = re.compile(r"^Failed to load resource: the server responded with a status of (400|403|404|409)\b")
+HANDLED = re.compile(r"^Failed to load resource: the server responded with a status of (400|401|403|404|409)\b")
 """Chromium's own console line for an answer the page reads as a refusal and says in words:
-the walk counts every other console error."""
+the walk counts every other console error (and a 401 by its request: ``refusals``)."""
 
 
 def walk(page, seen: set[str], pressed: list[str]) -> None:
@@ -59,6 +59,27 @@ def walk(page, seen: set[str], pressed: list[str]) -> None:
         settle(page)
 
 
+def refusals(page) -> list[str]:
+    """The requests ``page`` will have had refused as not logged in (401), but those in flight when
+    its logout left, which the logout ended (the page reads the table every 5 s; one may have
+    been sent just before the press)."""
+    refused: list[str] = []
+    live: set = set()  # the page's requests in flight
+    racing: set = set()  # those in flight when the logout left
+
+    def sent(request) -> None:
+        live.add(request)
+        if request.url.endswith("/staff/api/logout"):
+            racing.update(live)
+
+    page.on("request", sent)
+    page.on("requestfinished", lambda request: live.discard(request))
+    page.on("requestfailed", lambda request: live.discard(request))
+    page.on("response", lambda response: refused.append(f"{response.request.method} {response.url}: 401")
+            if response.status == 401 and response.request not in racing else None)
+    return refused
+
+
 def settle(page) -> None:
     """Until the page has no request in flight (its answers drawn)."""
     page.wait_for_function("() => (window.__inFlight || 0) === 0", timeout=10_000)
@@ -81,8 +102,9 @@ def test_every_button_of_the_staff_page_works_on_a_phone(tmp_path, browser, lang
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
-    page.on("console", lambda message: errors.append(f"console: {message.text}")
+    page.on("console", lambda message: errors.append(f"console: {message.text} ({message.location.get('url')})")
             if message.type == "error" and not HANDLED.match(message.text) else None)
+    refused = refusals(page)
     answers = {"dialog": "accept"}
     page.on("dialog", lambda dialog: dialog.accept() if answers["dialog"] == "accept" else dialog.dismiss())
     seen: set[str] = set()
@@ -130,6 +152,7 @@ def test_every_button_of_the_staff_page_works_on_a_phone(tmp_path, browser, lang
         page.wait_for_selector("#message:visible")
         pressed += LATE
         assert not [error for error in errors if "ERR_CONNECTION_REFUSED" not in error], errors  # the page waits it out
+        assert refused == []  # no session lost on the way
         assert not [name for name in MUST if name not in pressed], (pressed, page.locator("#message").inner_text())
         assert "recover-form:" + {"en": "Set the new PIN", "it": "Imposta il nuovo PIN"}[lang] in pressed
         print(f"{len(pressed)} buttons pressed: {', '.join(pressed)}")

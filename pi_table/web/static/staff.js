@@ -157,13 +157,15 @@ export async function api(method, path, body, background = false) {
   // The page refreshing itself asks the table nothing until the staff have a session: a fresh page
   // is not told to log in before it has been asked anything.
   if (background && !csrf) return { status: 0, ok: false, data: null, response: null };
-  const headers = { "X-Staff-Token": csrf || "", "X-Staff-Lang": lang };
+  const token = csrf;
+  const headers = { "X-Staff-Token": token || "", "X-Staff-Lang": lang };
   if (background) headers["X-Staff-Background"] = "1";  // the page refreshing itself keeps no session alive
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   let data = null;
   try { data = await response.clone().json(); } catch { data = null; }
-  if (response.status === 401 && path.startsWith("/staff/api/")) {
+  // Refused for a session the page has since left (logged out, or in again) is no news to the staff.
+  if (response.status === 401 && path.startsWith("/staff/api/") && csrf === token) {
     csrf = null;
     show("login");
     say(data && data.error, true, $("login"));
@@ -638,10 +640,11 @@ $("login").addEventListener("submit", async (event) => {
   refresh();
 });
 $("logout").addEventListener("click", async () => {
-  await api("POST", "/staff/api/logout");
-  csrf = null;
+  const leaving = api("POST", "/staff/api/logout");  // sent with the session's token, which the page
+  csrf = null;  // forgets at once: none of its refreshes starts after the press
   say("");
   show("login");
+  await leaving;
 });
 $("undo").addEventListener("click", () => act("/staff/api/undo", undefined, t("Undone: the last action is taken back.")));
 $("end-game").addEventListener("click", () => {
