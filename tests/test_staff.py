@@ -42,7 +42,7 @@ from pi_table.web.staff import (
 
 from helpers import STAFF_CONFIG as CONFIG
 from helpers import STAFF_PIN as PIN
-from helpers import Clock, Staff, dealt_key, guess_from, self_signed, staff_page, wait_for
+from helpers import Clock, Staff, dealt_key, guess_from, self_signed, staff_login, staff_page, wait_for
 from helpers import StaffTable as InProcessTable
 
 
@@ -1111,9 +1111,7 @@ def test_a_refresh_in_flight_when_the_staff_log_out_is_refused_and_says_nothing(
     context = browser.new_context(viewport={"width": 390, "height": 844})
     try:
         phone = context.new_page()
-        phone.goto(f"{page.base_url}/staff")
-        phone.fill("#pin", PIN)
-        phone.click("#login button")
+        staff_login(phone, page.base_url)
         expect(phone.locator("#desk")).to_be_visible()
         held = []
         phone.route("**/staff/api/table", lambda route: held.append(route))  # let through once the logout has been answered
