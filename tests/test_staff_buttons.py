@@ -68,9 +68,9 @@ def refusals(page) -> list[str]:
     racing: set = set()  # those in flight when the logout left
 
     def sent(request) -> None:
-        live.add(request)
         if request.url.endswith("/staff/api/logout"):
-            racing.update(live)
+            racing.update(live)  # not the logout itself: its session was to be alive
+        live.add(request)
 
     page.on("request", sent)
     page.on("requestfinished", lambda request: live.discard(request))
