@@ -1117,8 +1117,11 @@ def test_a_refresh_in_flight_when_the_staff_log_out_is_refused_and_says_nothing(
         phone.route("**/staff/api/table", lambda route: held.append(route))  # let through once the logout has been answered
         with phone.expect_request("**/staff/api/table"):
             phone.evaluate('import("/staff/static/staff.js").then((module) => { window.reading = module.loadTable(true); })')
-        while not held:
+        for _ in range(250):  # the route's handler runs as the test next waits on the page
+            if held:
+                break
             phone.wait_for_timeout(20)
+        assert held, "the read was not held by its route within 5 s"
         sent = []
         phone.on("request", lambda request: sent.append(request.url.removeprefix(page.base_url)))
         with phone.expect_response("**/staff/api/logout"):
