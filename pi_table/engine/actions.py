@@ -7,7 +7,8 @@ scripted simulator reads, so a game on disk is readable by a person.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import ClassVar, get_args
 
 from .errors import InvalidAction, InvalidKey
 from .keys import CELLS, Key, Team
@@ -27,6 +28,22 @@ ClueNumber = int | str | None
 entered no number (the table then lets the operatives guess until a miss or END TURN)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Written:
+    """An action's text form from its declaration: its ``WORD``, then its fields' values in order
+    (a tuple's one by one, ``None`` left out). The word is written once, on the class, and the
+    parsers' word lists are made from the classes."""
+
+    WORD: ClassVar[str]
+
+    def __str__(self) -> str:
+        words = [self.WORD]
+        for field in fields(self):
+            value = getattr(self, field.name)
+            words.extend(str(part) for part in (value if isinstance(value, tuple) else (value,)) if part is not None)
+        return " ".join(words)
+
+
 def check_cell(cell: int) -> int:
     if not isinstance(cell, int) or isinstance(cell, bool) or not 0 <= cell < CELLS:
         raise InvalidAction("the grid's cells are 0 to {last}", last=CELLS - 1, given=cell)
@@ -34,8 +51,10 @@ def check_cell(cell: int) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class Clue:
+class Clue(Written):
     """The spymaster (Alias 24: mastermind) enters the number of the clue just said aloud."""
+
+    WORD = "clue"
 
     number: int | str
 
@@ -44,59 +63,54 @@ class Clue:
         if n != UNLIMITED and not (isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_CLUE):
             raise InvalidAction("a clue number is 0 to {most} or unlimited", most=MAX_CLUE, given=n)
 
-    def __str__(self) -> str:
-        return f"clue {self.number}"
-
 
 @dataclass(frozen=True, slots=True)
-class Guess:
+class Guess(Written):
     """An operative touches a card (Alias 24: targets an alias)."""
 
+    WORD = "touch"
+
     cell: int
 
     def __post_init__(self) -> None:
         check_cell(self.cell)
 
-    def __str__(self) -> str:
-        return f"touch {self.cell}"
-
 
 @dataclass(frozen=True, slots=True)
-class EndTurn:
+class EndTurn(Written):
     """The operatives stop guessing (the END TURN button)."""
 
-    def __str__(self) -> str:
-        return "end-turn"
+    WORD = "end-turn"
 
 
 @dataclass(frozen=True, slots=True)
-class Penalty:
+class Penalty(Written):
     """The current clue was ruled invalid: the turn ends at once, with no guesses."""
 
-    def __str__(self) -> str:
-        return "penalty"
+    WORD = "penalty"
 
 
 @dataclass(frozen=True, slots=True)
-class Cover:
+class Cover(Written):
     """A spymaster covers a card without a guess: after a penalty, or the simulated opponent."""
+
+    WORD = "cover"
 
     cell: int
 
     def __post_init__(self) -> None:
         check_cell(self.cell)
 
-    def __str__(self) -> str:
-        return f"cover {self.cell}"
-
 
 @dataclass(frozen=True, slots=True)
-class Place:
+class Place(Written):
     """Deep Undercover's setup: a team has laid its next codename on the lit cell.
 
     The last one carries the key, drawn as it goes down (the book chooses the key after the
     cards are placed), so that a replay of the journal or a script is exact: its text form is
     ``place CELL key CELLS TEAM``."""
+
+    WORD = "place"
 
     cell: int
     key: Key | None = None
@@ -105,33 +119,30 @@ class Place:
         check_cell(self.cell)
 
     def __str__(self) -> str:
-        if self.key is None:
-            return f"place {self.cell}"
-        return f"place {self.cell} key {self.key.cells} {self.key.start}"
+        placed = f"{self.WORD} {self.cell}"
+        return placed if self.key is None else f"{placed} key {self.key.cells} {self.key.start}"
 
 
 @dataclass(frozen=True, slots=True)
-class TimeUp:
+class TimeUp(Written):
     """The turn timer ran out and is enforced: the turn ends, even before a guess."""
 
-    def __str__(self) -> str:
-        return "time-up"
+    WORD = "time-up"
 
 
 @dataclass(frozen=True, slots=True)
-class Undo:
+class Undo(Written):
     """Take back the last accepted action (a mis-touch both spymasters agree to undo)."""
 
-    def __str__(self) -> str:
-        return "undo"
+    WORD = "undo"
 
 
 Action = Clue | Guess | EndTurn | Penalty | Cover | Place | TimeUp | Undo
 
-_CELL_ACTIONS: dict[str, Callable[[int], Action]] = {"touch": Guess, "cover": Cover, "place": Place}
-_PLAIN_ACTIONS: dict[str, Callable[[], Action]] = {"end-turn": EndTurn, "penalty": Penalty, "time-up": TimeUp, "undo": Undo}
+_CELL_ACTIONS: dict[str, Callable[[int], Action]] = {action.WORD: action for action in (Guess, Cover, Place)}
+_PLAIN_ACTIONS: dict[str, Callable[[], Action]] = {action.WORD: action for action in (EndTurn, Penalty, TimeUp, Undo)}
 THE_CELL = Phrase.of("the cell")
-ACTION_WORDS = ("clue", "touch", "end-turn", "penalty", "cover", "place", "time-up", "undo")
+ACTION_WORDS = tuple(action.WORD for action in get_args(Action))
 
 
 def whole_number(word: str, what: Phrase) -> int:
@@ -150,17 +161,17 @@ def parse_action(text: str) -> Action:
         if args:
             raise InvalidAction("'{verb}' takes no argument", verb=verb, given=" ".join(args))
         return _PLAIN_ACTIONS[verb]()
-    if verb not in _CELL_ACTIONS and verb != "clue":
+    if verb not in _CELL_ACTIONS and verb != Clue.WORD:
         raise InvalidAction("the commands are {words}", words=", ".join(ACTION_WORDS), given=verb)
-    if verb == "place" and len(args) == 4 and args[1].lower() == "key":
+    if verb == Place.WORD and len(args) == 4 and args[1].lower() == "key":
         return _place_with_key(args)
     if len(args) != 1:
-        expected = Phrase.of("a number, 'unlimited' or 'infinity'" if verb == "clue" else
-                             "a cell number 0-24 (the last one also 'key CELLS TEAM')" if verb == "place" else
+        expected = Phrase.of("a number, 'unlimited' or 'infinity'" if verb == Clue.WORD else
+                             "a cell number 0-24 (the last one also 'key CELLS TEAM')" if verb == Place.WORD else
                              "a cell number 0-24")
         raise InvalidAction("'{verb}' takes one argument, {expected}; got {count}", verb=verb, expected=expected, count=len(args))
     arg = args[0].lower()
-    if verb == "clue":
+    if verb == Clue.WORD:
         if arg in UNLIMITED_WORDS:
             return Clue(UNLIMITED)
         if not arg.isdigit() or not arg.isascii():

@@ -16,8 +16,9 @@ discussion is the table's own (its timer). The text forms are what a script and 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import get_args
 
-from .actions import whole_number
+from .actions import Written, whole_number
 from .codex_setup import FRAGMENT_CHARACTERS, FRAGMENT_LENGTH, SEATS, Fact
 from .errors import InvalidAction
 from .phrase import Phrase
@@ -41,8 +42,11 @@ def check_fact(fact: Fact | str) -> Fact:
 
 
 @dataclass(frozen=True, slots=True)
-class Send:
+class Send(Written):
     """An agent's message of the phase: its fragment and one fact (an Informatore: up to two)."""
+
+    WORD = "send"
+    ARGUMENTS = "SEAT TO FACT [FACT]"
 
     seat: int
     to: int
@@ -57,13 +61,13 @@ class Send:
                                 count=len(facts))
         object.__setattr__(self, "facts", tuple(sorted(facts, key=list(Fact).index)))
 
-    def __str__(self) -> str:
-        return f"send {self.seat} {self.to} {' '.join(fact.value for fact in self.facts)}"
-
 
 @dataclass(frozen=True, slots=True)
-class EnterCode:
+class EnterCode(Written):
     """A code attempt, three fragments in order: ``XXXX-YYYY-ZZZZ``."""
+
+    WORD = "code"
+    ARGUMENTS = "SEAT XXXX-YYYY-ZZZZ"
 
     seat: int
     code: str
@@ -81,13 +85,13 @@ class EnterCode:
                                 length=FRAGMENT_LENGTH, given=self.code)
         object.__setattr__(self, "code", "-".join(parts))
 
-    def __str__(self) -> str:
-        return f"code {self.seat} {self.code}"
-
 
 @dataclass(frozen=True, slots=True)
-class Block:
+class Block(Written):
     """The Hacker stops ``target`` entering the code for the rest of this phase."""
+
+    WORD = "block"
+    ARGUMENTS = "SEAT TARGET"
 
     seat: int
     target: int
@@ -96,13 +100,13 @@ class Block:
         check_seat(self.seat)
         check_seat(self.target, Phrase.of("the target"))
 
-    def __str__(self) -> str:
-        return f"block {self.seat} {self.target}"
-
 
 @dataclass(frozen=True, slots=True)
-class Profile:
+class Profile(Written):
     """The Profiler asks one more fact about the anonymous sender of its inbox message ``message``."""
+
+    WORD = "profile"
+    ARGUMENTS = "SEAT MESSAGE FACT"
 
     seat: int
     message: int
@@ -114,34 +118,34 @@ class Profile:
             raise InvalidAction("a message is named by its inbox number, 1 or more", given=self.message)
         object.__setattr__(self, "fact", check_fact(self.fact))
 
-    def __str__(self) -> str:
-        return f"profile {self.seat} {self.message} {self.fact}"
-
 
 @dataclass(frozen=True, slots=True)
-class Done:
+class Done(Written):
     """The agent has finished its private turn (code attempt and powers) for this phase."""
+
+    WORD = "done"
+    ARGUMENTS = "SEAT"
 
     seat: int
 
     def __post_init__(self) -> None:
         check_seat(self.seat)
 
-    def __str__(self) -> str:
-        return f"done {self.seat}"
-
 
 @dataclass(frozen=True, slots=True)
-class EndDiscussion:
+class EndDiscussion(Written):
     """The discussion timer ran out (the table's clock, not the engine's): time to vote."""
 
-    def __str__(self) -> str:
-        return "end-discussion"
+    WORD = "end-discussion"
+    ARGUMENTS = ""
 
 
 @dataclass(frozen=True, slots=True)
-class Vote:
+class Vote(Written):
     """A public vote for ``target``; an Inquisitore may add, privately, the fact it extorts."""
+
+    WORD = "vote"
+    ARGUMENTS = "SEAT TARGET [extort FACT]"
 
     seat: int
     target: int
@@ -155,12 +159,15 @@ class Vote:
 
     def __str__(self) -> str:
         extort = "" if self.extort is None else f" extort {self.extort}"
-        return f"vote {self.seat} {self.target}{extort}"
+        return f"{self.WORD} {self.seat} {self.target}{extort}"
 
 
 @dataclass(frozen=True, slots=True)
-class Reveal:
+class Reveal(Written):
     """The agent at the truth machine chooses the fact to reveal (an extortion overrides it)."""
+
+    WORD = "reveal"
+    ARGUMENTS = "SEAT FACT"
 
     seat: int
     fact: Fact
@@ -169,22 +176,18 @@ class Reveal:
         check_seat(self.seat)
         object.__setattr__(self, "fact", check_fact(self.fact))
 
-    def __str__(self) -> str:
-        return f"reveal {self.seat} {self.fact}"
-
 
 CodexAction = Send | EnterCode | Block | Profile | Done | EndDiscussion | Vote | Reveal
 
-USAGE = {
-    "send": "send SEAT TO FACT [FACT]",
-    "code": "code SEAT XXXX-YYYY-ZZZZ",
-    "block": "block SEAT TARGET",
-    "profile": "profile SEAT MESSAGE FACT",
-    "done": "done SEAT",
-    "end-discussion": "end-discussion",
-    "vote": "vote SEAT TARGET [extort FACT]",
-    "reveal": "reveal SEAT FACT",
-}
+ACTIONS: dict[str, type[CodexAction]] = {action.WORD: action for action in get_args(CodexAction)}
+USAGE = {word: f"{word} {action.ARGUMENTS}".rstrip() for word, action in ACTIONS.items()}
+
+
+def word_counts(arguments: str) -> tuple[int, ...]:
+    """How many words may follow an action's word, read from its usage: ``SEAT TO FACT [FACT]``, 3 or 4."""
+    needed, _, optional = arguments.partition("[")
+    least = len(needed.split())
+    return (least, least + len(optional.strip("]").split())) if optional else (least,)
 
 
 def parse_codex_action(text: str) -> CodexAction:
@@ -195,23 +198,23 @@ def parse_codex_action(text: str) -> CodexAction:
     verb, args = words[0].lower(), [word.lower() for word in words[1:]]
     if verb not in USAGE:
         raise InvalidAction("Codex's commands are {words}", words=", ".join(USAGE), given=verb)
-    counts = {"send": (3, 4), "vote": (2, 4), "profile": (3,), "end-discussion": (0,), "done": (1,)}.get(verb, (2,))
-    if len(args) not in counts or (verb == "vote" and len(args) == 4 and args[2] != "extort"):
+    action = ACTIONS[verb]
+    if len(args) not in word_counts(action.ARGUMENTS) or (action is Vote and len(args) == 4 and args[2] != "extort"):
         raise InvalidAction("'{verb}' is written {usage}", verb=verb, usage=USAGE[verb], given=text.strip())
-    if verb == "end-discussion":
+    if action is EndDiscussion:
         return EndDiscussion()
     seat = whole_number(args[0], Phrase.of("the seat"))
-    if verb == "done":
+    if action is Done:
         return Done(seat)
-    if verb == "code":
+    if action is EnterCode:
         return EnterCode(seat, args[1])
-    if verb == "reveal":
+    if action is Reveal:
         return Reveal(seat, check_fact(args[1]))
-    if verb == "profile":
+    if action is Profile:
         return Profile(seat, whole_number(args[1], Phrase.of("the message number")), check_fact(args[2]))
     other = whole_number(args[1], Phrase.of("the other seat"))
-    if verb == "send":
+    if action is Send:
         return Send(seat, other, tuple(check_fact(word) for word in args[2:]))
-    if verb == "block":
+    if action is Block:
         return Block(seat, other)
     return Vote(seat, other, check_fact(args[3]) if len(args) == 4 else None)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from ..engine import CELLS, Action
+from ..engine.actions import Written
 from ..engine.contract import Move
 from ..engine.phrase import N_, Phrase, Text
 from ..errors import PiTableError
@@ -82,24 +83,22 @@ class DialEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class NewGame:
+class NewGame(Written):
     """Start a new game, of another kind when ``game`` is given."""
+
+    WORD = "new-game"
 
     game: str | None = None
 
-    def __str__(self) -> str:
-        return "new-game" if self.game is None else f"new-game {self.game}"
-
 
 @dataclass(frozen=True, slots=True)
-class ReleaseSeat:
+class ReleaseSeat(Written):
     """Give seat ``seat``'s phone page a new link and void the old one: the page was opened by
     the wrong phone (a game whose players have seats). The game itself is untouched."""
 
-    seat: int
+    WORD = "release-seat"
 
-    def __str__(self) -> str:
-        return f"release-seat {self.seat}"
+    seat: int
 
 
 Command: TypeAlias = Action | Move | NewGame | ReleaseSeat

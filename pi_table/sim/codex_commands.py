@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, get_args
 
 from ..engine import EndTurn, InvalidAction, Undo
+from ..engine.actions import Written
 from ..engine.codex_actions import USAGE, CodexAction, parse_codex_action
 from ..engine.codex_setup import SEATS
 from ..hal import Command, NewGame
@@ -29,44 +30,52 @@ from ..ui.codex_turns import Pressable, Stage, Turn
 
 
 @dataclass(frozen=True, slots=True)
-class PassAndPlay:
+class PassAndPlay(Written):
+    """The screen's PASS AND PLAY button (on), or STOP (off)."""
+
+    WORD = "pass-and-play"
+
     on: bool
 
     def __str__(self) -> str:
-        return f"pass-and-play {'on' if self.on else 'off'}"
+        return f"{self.WORD} {'on' if self.on else 'off'}"
 
 
 @dataclass(frozen=True, slots=True)
-class AtScreen:
+class AtScreen(Written):
+    """The "I am" button of ``seat``, which the screen must be calling."""
+
+    WORD = "at-screen"
+
     seat: int
 
-    def __str__(self) -> str:
-        return f"at-screen {self.seat}"
-
 
 @dataclass(frozen=True, slots=True)
-class TapAction:
+class TapAction(Written):
+    """On the screen, the buttons that lead to ``action`` and send it, one tap at a time."""
+
+    WORD = "tap"
+
     action: CodexAction
 
-    def __str__(self) -> str:
-        return f"tap {self.action}"
+
+@dataclass(frozen=True, slots=True)
+class Hide(Written):
+    """The HIDE button of the agent at the screen."""
+
+    WORD = "hide"
 
 
 @dataclass(frozen=True, slots=True)
-class Hide:
-    def __str__(self) -> str:
-        return "hide"
+class NextAgent(Written):
+    """NEXT AGENT, on the hidden screen."""
 
-
-@dataclass(frozen=True, slots=True)
-class NextAgent:
-    def __str__(self) -> str:
-        return "next"
+    WORD = "next"
 
 
 ScreenTap = PassAndPlay | AtScreen | TapAction | Hide | NextAgent
-SCREEN_TAPS = (PassAndPlay, AtScreen, TapAction, Hide, NextAgent)
-WORDS = (*USAGE, "end-turn", "new-game", "undo", "pass-and-play", "at-screen", "tap", "hide", "next")
+SCREEN_TAPS = get_args(ScreenTap)
+WORDS = (*USAGE, EndTurn.WORD, NewGame.WORD, Undo.WORD, *(tap.WORD for tap in SCREEN_TAPS))
 
 
 def parse_codex_command(text: str) -> CodexAction | Command | ScreenTap:
@@ -76,24 +85,24 @@ def parse_codex_command(text: str) -> CodexAction | Command | ScreenTap:
         return parse_codex_action(text)
     if verb not in WORDS:
         raise InvalidAction("the commands are {words}", words=", ".join((*WORDS, "wait")), given=verb)
-    if verb == "tap":
+    if verb == TapAction.WORD:
         if not args:
             raise InvalidAction("'tap' is followed by the action its buttons send, e.g. tap vote 2 4")
         return TapAction(parse_codex_action(" ".join(args)))
-    if verb == "pass-and-play":
+    if verb == PassAndPlay.WORD:
         if args not in (["on"], ["off"]):
             raise InvalidAction("'pass-and-play' is followed by on or off")
         return PassAndPlay(args == ["on"])
-    if verb == "at-screen":
+    if verb == AtScreen.WORD:
         if len(args) != 1 or not args[0].isdigit() or not 0 <= int(args[0]) < SEATS:
             raise InvalidAction("'at-screen' takes a seat number 0 to {last}", last=SEATS - 1)
         return AtScreen(int(args[0]))
     if args:
-        raise InvalidAction("'{verb}' takes no argument" if verb != "new-game" else "'{verb}' takes no argument (a new Codex game)",
+        raise InvalidAction("'{verb}' takes no argument" if verb != NewGame.WORD else "'{verb}' takes no argument (a new Codex game)",
                             verb=verb)
-    plain: dict[str, Command | ScreenTap] = {"end-turn": EndTurn(), "new-game": NewGame(), "undo": Undo(), "hide": Hide(),
-                                             "next": NextAgent()}
-    return plain[verb]
+    plain: dict[str, Callable[[], Command | ScreenTap]] = {
+        command.WORD: command for command in (EndTurn, NewGame, Undo, Hide, NextAgent)}
+    return plain[verb]()
 
 
 P = TypeVar("P", bound=Pressable)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..engine import InvalidAction
+from ..engine.actions import Written
 from ..engine.errors import Refusal
 from ..hal import Command
 from ..table import Outcome, parse_command
@@ -36,13 +37,15 @@ class ScriptError(Refusal):
 
 
 @dataclass(frozen=True, slots=True)
-class Wait:
+class Wait(Written):
     """Scripts only: let this much (virtual) time pass, for the turn timer and holds."""
+
+    WORD = "wait"
 
     seconds: float
 
     def __str__(self) -> str:
-        return f"wait {self.seconds:g}"
+        return f"{self.WORD} {self.seconds:g}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +70,7 @@ class ScriptedTable(Protocol):
 def parse_line(text: str, parse_command: Callable[[str], Command] = parse_command) -> Command | Wait:
     """A game's command, or ``wait SECONDS``; raise ``InvalidAction`` saying what was expected."""
     words = text.split()
-    if words[0].lower() != "wait":
+    if words[0].lower() != Wait.WORD:
         return parse_command(text)
     if len(words) != 2:
         raise InvalidAction("'wait' takes one argument, a number of seconds; got {count}", count=len(words) - 1)

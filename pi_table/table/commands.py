@@ -16,7 +16,7 @@ from ..engine.games import names_of
 from ..engine.phrase import Phrase
 from ..hal import Command, NewGame
 
-COMMAND_WORDS = ACTION_WORDS + ("new-game",)
+COMMAND_WORDS = (*ACTION_WORDS, NewGame.WORD)
 SPOKEN = {
     "it": {"indizio": "clue", "tocca": "touch", "fine-turno": "end-turn", "penalità": "penalty", "copri": "cover",
            "posiziona": "place", "tempo-scaduto": "time-up", "annulla": "undo", "nuova-partita": "new-game",
@@ -103,7 +103,7 @@ def parse_command(text: str, games: tuple[str, ...] | None = None) -> Command:
     games = names_of("grid") if games is None else games
     words = text.split()
     verb = words[0].lower() if words else ""
-    if verb == "new-game":
+    if verb == NewGame.WORD:
         if len(words) > 2:
             raise InvalidAction("'{verb}' takes at most one argument, a game ({games})", verb=verb, games=", ".join(games))
         game = words[1].lower() if len(words) == 2 else None
