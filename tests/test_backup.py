@@ -541,7 +541,7 @@ def test_a_table_restored_from_its_page_restarts_on_the_backup_and_keeps_it(tmp_
     try:
         daemon, runner = started()
         nightly = daemon.nightly  # started with the table, once it is up
-        assert nightly is not None and nightly._thread is not None and nightly._thread.is_alive()
+        assert nightly is not None and nightly._worker.thread is not None and nightly._worker.thread.is_alive()
         assert said(backup.check_upload(data, daemon))[1] == "the settings: timer.length_s change"
         assert backup.restore_upload(data, daemon) == []
         daemon.restart()  # as the staff page asks for it, once its answer is sent

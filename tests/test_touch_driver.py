@@ -591,7 +591,7 @@ def test_stop_ends_the_link_thread_and_frees_the_port(rig):
     with pytest.raises(serial.SerialException, match="exclusively lock"):
         serial.serial_for_url(str(board.link), exclusive=True)  # a second daemon cannot steal frames
     driver.stop()
-    assert not driver._thread.is_alive()
+    assert not driver._worker.thread.is_alive()
     serial.serial_for_url(str(board.link), exclusive=True).close()
 
 
@@ -643,7 +643,7 @@ def test_stop_ends_a_backoff_wait_at_once(tmp_path):
         time.sleep(0.005)
     assert events and not events[0].ok
     driver.stop()
-    assert not driver._thread.is_alive()
+    assert not driver._worker.thread.is_alive()
 
 
 # --- commands

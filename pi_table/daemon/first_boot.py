@@ -42,6 +42,7 @@ from ..release.layout import HOME, Releases, act_note
 from ..release.requests import REQUEST
 from ..release.stick import FROM_ACT, NEWEST, NIGHTLY
 from ..ui.i18n import say
+from ..worker import Worker
 from . import backup as backups
 
 if TYPE_CHECKING:
@@ -120,8 +121,7 @@ class FirstBoot:
         self.screen = SetupScreen(daemon.devices.screen)
         self.screen.model = self.model()
         daemon.devices.screen = self.screen
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._worker = Worker("first-boot", join_s=5)
         self._looking = threading.Lock()  # one look at a time: two would both ask for the table's own Wi-Fi
         self.stick = StickCopy(self)  # a backup from a USB stick, the way back from a dead SD card
 
@@ -149,18 +149,15 @@ class FirstBoot:
     # --- the screen and the network, while the table waits ------------------------------------
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._watch, name="first-boot", daemon=True)
-        self._thread.start()
+        self._worker.start(self._watch)
 
     def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        self._worker.stop()
 
     def _watch(self) -> None:
-        while self.waiting is not None and not self._stop.is_set():
+        while self.waiting is not None and not self._worker.stopping.is_set():
             self.look()
-            self._stop.wait(self.poll_s)
+            self._worker.stopping.wait(self.poll_s)
 
     def look(self) -> None:
         """The network looked at; the table's own Wi-Fi asked for once, when it has had none for

@@ -5,9 +5,10 @@ The nightly backup (``backup.Nightly``) and the security updates' schedule (``se
 from __future__ import annotations
 
 import logging
-import threading
 from abc import ABC, abstractmethod
 from typing import ClassVar
+
+from ..worker import Worker
 
 log = logging.getLogger("pi_table.daemon")
 
@@ -23,16 +24,15 @@ class Rounds(ABC):
 
     def __init__(self, every_s: float) -> None:
         self.every_s = every_s
-        self.stopped = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._worker = Worker(self.thread)
+        self.stopped = self._worker.stopping
 
     @abstractmethod
     def tick(self) -> object:
         """Do what is due now, if anything."""
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self.run, name=self.thread, daemon=True)
-        self._thread.start()
+        self._worker.start(self.run)
 
     def run(self) -> None:
         self.stopped.wait(self.first_s)
@@ -44,4 +44,4 @@ class Rounds(ABC):
             self.stopped.wait(self.every_s)
 
     def stop(self) -> None:
-        self.stopped.set()
+        self._worker.stop()

@@ -53,6 +53,7 @@ from ..hal.events import (
 from ..hal.touch import TouchSource
 from ..kinds import SerialDevice
 from ..protocol import wire
+from ..worker import Worker
 from .settings import TouchBoardConfig
 
 log = logging.getLogger("pi_table.touch")
@@ -253,12 +254,12 @@ class TouchBoardSource(TouchSource):
         self.config = config or TouchBoardConfig()
         self._serial_factory = serial_factory
         self._clock = clock
-        self._stopping = threading.Event()
+        self._worker = Worker("touch-board")
+        self._stopping = self._worker.stopping
         self._sleep = sleep or self._stopping.wait  # the default wakes at once on stop()
         self._cells = {e: cell for e, cell in enumerate(self.config.cells) if cell is not None}
         self._end_turn_bits = sum(1 << e for e in self.config.end_turn)
         self._write_lock = threading.Lock()
-        self._thread: threading.Thread | None = None
         self._emit: Emit | None = None
         self._port: Any = None
         self._seq = 0
@@ -285,16 +286,13 @@ class TouchBoardSource(TouchSource):
     # --- the TouchSource interface
 
     def start(self, emit: Emit) -> None:
-        if self._thread is not None:
+        if self._worker.thread is not None:
             raise AlreadyStarted("the touch board source was already started")
         self._emit = emit
-        self._thread = threading.Thread(target=self._run, name="touch-board", daemon=True)
-        self._thread.start()
+        self._worker.start(self._run)
 
     def stop(self) -> None:
-        self._stopping.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2)
+        self._worker.stop()
         self._close()
 
     def recalibrate(self, cells: list[int]) -> None:

@@ -38,6 +38,7 @@ from ..engine.phrase import N_, Phrase
 from ..firmware.touchboard import Bus, TouchBoard, connect_chip, connect_chips
 from ..protocol import wire
 from ..ui.i18n import say
+from ..worker import Worker
 from .mpr121 import FakeI2C, FakeMPR121
 
 ADDRESSES = (0x5A, 0x5B, 0x5C)
@@ -122,8 +123,7 @@ class BoardEmulator:
             self.i2c.unplug(ADDRESSES[self._chip_index(chip)])
         self.bus = Bus(self.i2c.reopen, lambda: (self.i2c.line("SCL"), self.i2c.line("SDA")))
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._worker = Worker("board-emulator")
         self.port: PtyPort | None = None
         self.board: TouchBoard | None = None
 
@@ -133,13 +133,10 @@ class BoardEmulator:
 
     def start(self) -> None:
         self.plug()
-        self._thread = threading.Thread(target=self._scan, name="board-emulator", daemon=True)
-        self._thread.start()
+        self._worker.start(self._scan)
 
     def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2)
+        self._worker.stop()
         self.unplug()
         if self._own_folder:
             self.link.parent.rmdir()
@@ -182,12 +179,12 @@ class BoardEmulator:
         self.plug()
 
     def _scan(self) -> None:
-        while not self._stop.is_set():
+        while not self._worker.stopping.is_set():
             with self._lock:
                 if self.board is not None:
                     self._move_pads()
                     self.board.step()
-            self._stop.wait(self.scan_s)
+            self._worker.stopping.wait(self.scan_s)
 
     def _chip(self, electrode: int) -> tuple[FakeMPR121, int]:
         if not 0 <= electrode < PINS * len(self.chips):
