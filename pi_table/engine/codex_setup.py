@@ -14,6 +14,7 @@ from enum import Enum, StrEnum
 from typing import TypeVar
 
 from .codex_rules import InvalidSetup, Role, check_roles
+from .keys import Team
 from .phrase import N_, Phrase
 
 SEATS = 6
@@ -29,13 +30,8 @@ CODENAMES = (
 """The nicknames the table deals; codenames are public, so the codename fact names its agent."""
 
 
-class Faction(StrEnum):
-    RED = "red"
-    BLUE = "blue"
-
-    @property
-    def other(self) -> Faction:
-        return Faction.BLUE if self is Faction.RED else Faction.RED
+Faction = Team
+"""Codex calls a side of the table a faction: the same red and blue as the grid games' teams."""
 
 
 class Fact(StrEnum):
