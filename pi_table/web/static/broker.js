@@ -3,7 +3,7 @@
 // staff page (the broker's address, its name, its password until the owner says it was given, the
 // CA certificate), adds tables later, gives one a new password or takes one off. Its result shows
 // beside its button. A section's script (web/sections/broker.py): the page loads it after staff.js.
-import { $, api, csrf, download, el, label, ownersAction, ownersView, resultLine, section, t, withOwner } from "./staff.js";
+import { $, api, csrf, download, el, formField, label, ownersAction, ownersView, resultLine, section, t, withOwner, worded } from "./staff.js";
 
 const CA_FILE = "pi-table-broker-ca.crt";
 let asked = null;  // when the table took the change asked (its clock): settled once the broker's note is as new
@@ -14,49 +14,39 @@ function brokerSection() {
   const leagueNames = (form) => [label(`${form}-name`, "The league's name"), label(`${form}-cafe`, "This café's name in the league")]
     .flatMap((named) => [named, el("input", { id: named.htmlFor, maxlength: "64", autocomplete: "off", spellcheck: "false", required: "" })]);
   return el("section", { id: "cafe-broker-section", "aria-labelledby": "cafe-broker-title" },
-    el("h2", { id: "cafe-broker-title", "data-t": "The café's broker", text: t("The café's broker") }),
+    worded("h2", "The café's broker", { id: "cafe-broker-title" }),
     el("p", { id: "cafe-broker-line" }),
     el("p", { id: "cafe-broker-last", class: "note", hidden: "" }),
     el("div", { id: "cafe-broker-given", hidden: "" },
-      el("p", { class: "note", "data-t": "On each table's own staff page, under Fleet broker, give what is shown here for it, and the CA certificate.",
-        text: t("On each table's own staff page, under Fleet broker, give what is shown here for it, and the CA certificate.") }),
-      el("button", { id: "cafe-broker-ca", type: "button", "data-t": "Download the CA certificate", text: t("Download the CA certificate") }),
+      worded("p", "On each table's own staff page, under Fleet broker, give what is shown here for it, and the CA certificate.", { class: "note" }),
+      worded("button", "Download the CA certificate", { id: "cafe-broker-ca", type: "button" }),
       el("ul", { id: "cafe-broker-tables", class: "keys" }),
       el("form", { id: "cafe-broker-add", class: "stack" },
-        label("cafe-broker-more", "Add tables (one name a line)"),
-        el("textarea", { id: "cafe-broker-more", rows: "2", spellcheck: "false", autocomplete: "off", required: "" }),
-        el("button", { type: "submit", "data-t": "Add these tables", text: t("Add these tables") })),
+        ...formField("cafe-broker-more", "Add tables (one name a line)", { rows: "2", spellcheck: "false", autocomplete: "off", required: "" }, "textarea"),
+        worded("button", "Add these tables", { type: "submit" })),
       // a league across cafés (issue 64): what its organiser gave, the bridge a trial that comes back unless it links
-      el("h3", { "data-t": "A league", text: t("A league") }),
+      worded("h3", "A league"),
       el("p", { id: "cafe-broker-league", class: "note" }),
       el("form", { id: "cafe-broker-join", class: "stack" },
         ...leagueNames("cafe-league"),
-        label("cafe-league-address", "The league's address"),
-        el("input", { id: "cafe-league-address", maxlength: "253", autocomplete: "off", spellcheck: "false", required: "" }),
-        label("cafe-league-port", "The league's port"),
-        el("input", { id: "cafe-league-port", type: "number", min: "1", max: "65535", value: "8883", required: "" }),
-        label("cafe-league-password", "This café's password in the league"),
-        el("input", { id: "cafe-league-password", type: "password", maxlength: "128", autocomplete: "off", required: "" }),
-        label("cafe-league-ca", "The league's CA certificate"),
-        el("input", { id: "cafe-league-ca", type: "file", accept: ".crt,.pem", required: "" }),
-        el("button", { type: "submit", "data-t": "Join the league", text: t("Join the league") })),
+        ...formField("cafe-league-address", "The league's address", { maxlength: "253", autocomplete: "off", spellcheck: "false", required: "" }),
+        ...formField("cafe-league-port", "The league's port", { type: "number", min: "1", max: "65535", value: "8883", required: "" }),
+        ...formField("cafe-league-password", "This café's password in the league", { type: "password", maxlength: "128", autocomplete: "off", required: "" }),
+        ...formField("cafe-league-ca", "The league's CA certificate", { type: "file", accept: ".crt,.pem", required: "" }),
+        worded("button", "Join the league", { type: "submit" })),
       // or the league hosted here: the other cafés log in to this broker, each given what it joins by
-      el("h3", { "data-t": "Host a league on this broker", text: t("Host a league on this broker") }),
+      worded("h3", "Host a league on this broker"),
       el("p", { id: "cafe-league-hosting", class: "note" }),
       el("ul", { id: "cafe-league-cafes", class: "keys" }),
       el("div", { id: "cafe-league-page", hidden: "" }),
       el("form", { id: "cafe-broker-host", class: "stack" },
         ...leagueNames("cafe-host"),
-        label("cafe-host-cafes", "The other cafés (one a line: its name, then its password or nothing to have one made)"),
-        el("textarea", { id: "cafe-host-cafes", rows: "4", spellcheck: "false", autocomplete: "off", required: "" }),
-        el("button", { type: "submit", "data-t": "Host the league", text: t("Host the league") }))),
+        ...formField("cafe-host-cafes", "The other cafés (one a line: its name, then its password or nothing to have one made)", { rows: "4", spellcheck: "false", autocomplete: "off", required: "" }, "textarea"),
+        worded("button", "Host the league", { type: "submit" }))),
     el("form", { id: "cafe-broker-form", class: "stack", hidden: "" },
-      label("cafe-broker-address", "Its name on the café's network (the other tables reach it there)"),
-      el("input", { id: "cafe-broker-address", maxlength: "253", autocomplete: "off", spellcheck: "false", required: "" }),
-      label("cafe-broker-table", "This table's name in the fleet"),
-      el("input", { id: "cafe-broker-table", maxlength: "64", autocomplete: "off", spellcheck: "false", required: "" }),
-      label("cafe-broker-others", "The café's other tables (one name a line)"),
-      el("textarea", { id: "cafe-broker-others", rows: "4", spellcheck: "false", autocomplete: "off" }),
+      ...formField("cafe-broker-address", "Its name on the café's network (the other tables reach it there)", { maxlength: "253", autocomplete: "off", spellcheck: "false", required: "" }),
+      ...formField("cafe-broker-table", "This table's name in the fleet", { maxlength: "64", autocomplete: "off", spellcheck: "false", required: "" }),
+      ...formField("cafe-broker-others", "The café's other tables (one name a line)", { rows: "4", spellcheck: "false", autocomplete: "off" }, "textarea"),
       el("button", { id: "cafe-broker-set-up", type: "submit" })),
     el("p", { id: "cafe-broker-result", class: "message", role: "status", hidden: "" }));
 }

@@ -2,27 +2,24 @@
 // phone or from the nightly backups the table keeps (what it would replace said first), the
 // running version and the one before, and an update from the repository or a bundle (checked
 // first). A section's script (web/sections/care.py): the page loads it after staff.js.
-import { $, api, backAfterRestart, csrf, el, lang, locked, number, ownersAction, saveFile, say, section, settingsNotes, t,
-  unlocked } from "./staff.js";
+import { $, api, backAfterRestart, csrf, el, formField, lang, locked, number, ownersAction, saveFile, say, section, settingsNotes, t, unlocked, worded } from "./staff.js";
 
 function careSection() {
   return el("section", { id: "care-section" },
-    el("h2", { "data-t": "Backup and updates", text: t("Backup and updates") }),
+    worded("h2", "Backup and updates"),
     el("p", { id: "release-line" }),
     el("div", { id: "release-notes" }),
     el("div", { class: "row" },
-      el("button", { id: "backup-download", class: "quiet", "data-t": "Download a backup", text: t("Download a backup") })),
-    el("label", { for: "restore-file", "data-t": "Restore a backup", text: t("Restore a backup") }),
-    el("input", { id: "restore-file", type: "file", accept: ".gz,application/gzip" }),
-    el("p", { class: "note", "data-t": "Or one of the nightly backups the table keeps:", text: t("Or one of the nightly backups the table keeps:") }),
+      worded("button", "Download a backup", { id: "backup-download", class: "quiet" })),
+    ...formField("restore-file", "Restore a backup", { type: "file", accept: ".gz,application/gzip" }),
+    worded("p", "Or one of the nightly backups the table keeps:", { class: "note" }),
     el("ul", { id: "nightly", "data-redrawn": "" }),
     el("ul", { id: "restore-replaces" }),
-    el("button", { id: "restore", class: "warn", hidden: "", "data-t": "Restore it", text: t("Restore it") }),
+    worded("button", "Restore it", { id: "restore", class: "warn", hidden: "" }),
     el("div", { class: "row" },
-      el("button", { id: "update-look", class: "quiet", "data-t": "Look for an update", text: t("Look for an update") })),
+      worded("button", "Look for an update", { id: "update-look", class: "quiet" })),
     el("ul", { id: "offered", "data-redrawn": "" }),
-    el("label", { for: "bundle-file", "data-t": "Install a release bundle", text: t("Install a release bundle") }),
-    el("input", { id: "bundle-file", type: "file", accept: ".gz,application/gzip" }));
+    ...formField("bundle-file", "Install a release bundle", { type: "file", accept: ".gz,application/gzip" }));
 }
 
 let restoring = null;  // the nightly backup checked to be restored, by name; null: the file chosen

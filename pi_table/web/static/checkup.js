@@ -1,16 +1,15 @@
 // The staff page's self-test and pads' tuning, the game paused meanwhile and resumed where it
 // was: the LED walk and a touch on each card and button, or each pad's readings with suggested
 // thresholds to keep. A section's script (web/sections/checkup.py): the page loads it after staff.js.
-import { $, api, backAfterRestart, el, grid, inPlace, say, section, setText, t } from "./staff.js";
+import { $, api, backAfterRestart, el, grid, inPlace, say, section, setText, t, worded } from "./staff.js";
 
 let benchPoll = null;
 
 function benchSection() {
-  const button = (id, label, kind = "") => el("button", { id, class: `big ${kind}`.trim(), "data-t": label, text: t(label) });
+  const button = (id, label, kind = "") => worded("button", label, { id, class: `big ${kind}`.trim() });
   return el("section", { id: "bench-section", "aria-labelledby": "bench-title" },
-    el("h2", { id: "bench-title", "data-t": "Self-test and pads", text: t("Self-test and pads") }),
-    el("p", { class: "advice", "data-t": "The self-test and the tuning pause the game; it resumes where it was when they end.",
-      text: t("The self-test and the tuning pause the game; it resumes where it was when they end.") }),
+    worded("h2", "Self-test and pads", { id: "bench-title" }),
+    worded("p", "The self-test and the tuning pause the game; it resumes where it was when they end.", { class: "advice" }),
     el("div", { class: "row" }, button("selftest-start", "Start the self-test"), button("tune-start", "Tune the pads"),
       button("bench-stop", "Stop and resume the game", "warn")),
     el("p", { id: "bench-line", role: "status" }),

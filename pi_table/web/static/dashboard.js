@@ -2,22 +2,18 @@
 // machine needed), reading the broker as the dashboard's own user; the owner turns it on or off
 // here, and the table restarts to try it. Its result shows beside its button. A section's script
 // (web/sections/dashboard.py): the page loads it after staff.js.
-import { $, csrf, el, giveFile, ownersView, resultLine, section, t, withOwner } from "./staff.js";
+import { $, csrf, el, formField, giveFile, ownersView, resultLine, section, t, withOwner, worded } from "./staff.js";
 
 function fleetSection() {
   return el("section", { id: "dashboard-section", "aria-labelledby": "dashboard-title" },
-    el("h2", { id: "dashboard-title", "data-t": "Fleet dashboard", text: t("Fleet dashboard") }),
+    worded("h2", "Fleet dashboard", { id: "dashboard-title" }),
     el("p", { id: "dashboard-line" }),
     el("p", {}, el("a", { id: "dashboard-link", hidden: "", target: "_blank", rel: "noopener" })),
     el("form", { id: "dashboard-form", class: "stack", hidden: "" },
-      el("label", { for: "dashboard-port", "data-t": "Its port (0: not on this table)", text: t("Its port (0: not on this table)") }),
-      el("input", { id: "dashboard-port", type: "number", min: "0", max: "65535", value: "8025", required: "" }),
-      el("label", { for: "dashboard-user", "data-t": "The broker's user it reads as", text: t("The broker's user it reads as") }),
-      el("input", { id: "dashboard-user", maxlength: "64", value: "dashboard", autocomplete: "off", required: "" }),
-      el("label", { for: "dashboard-password", "data-t": "That user's broker password (empty: keep the one set)",
-        text: t("That user's broker password (empty: keep the one set)") }),
-      el("input", { id: "dashboard-password", type: "password", autocomplete: "off", maxlength: "1024" }),
-      el("button", { type: "submit", "data-t": "Save the dashboard", text: t("Save the dashboard") })),
+      ...formField("dashboard-port", "Its port (0: not on this table)", { type: "number", min: "0", max: "65535", value: "8025", required: "" }),
+      ...formField("dashboard-user", "The broker's user it reads as", { maxlength: "64", value: "dashboard", autocomplete: "off", required: "" }),
+      ...formField("dashboard-password", "That user's broker password (empty: keep the one set)", { type: "password", autocomplete: "off", maxlength: "1024" }),
+      worded("button", "Save the dashboard", { type: "submit" })),
     el("p", { id: "dashboard-result", class: "message", role: "status", hidden: "" }));
 }
 

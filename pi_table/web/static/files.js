@@ -1,35 +1,31 @@
 // The staff page's owner's files: the HTTPS certificate (uploaded, or made self-signed), the fleet
 // broker's address and password, the words a night's team names may not use; each a trial the
 // table restarts on. A section's script (web/sections/files.py): the page loads it after staff.js.
-import { $, api, el, giveFile, label, locked, say, section, t, unlocked } from "./staff.js";
+import { $, api, el, formField, giveFile, locked, say, section, t, unlocked, worded } from "./staff.js";
 
 function filesSection() {
   return el("section", { id: "files-section" },
-    el("h2", { "data-t": "HTTPS certificate", text: t("HTTPS certificate") }),
+    worded("h2", "HTTPS certificate"),
     el("p", { id: "tls-line" }),
     el("div", { class: "stack" },
-      label("tls-cert", "Certificate (PEM)"), el("input", { id: "tls-cert", type: "file", accept: ".crt,.pem,.cer" }),
-      label("tls-key", "Private key (PEM)"), el("input", { id: "tls-key", type: "file", accept: ".key,.pem" })),
+      ...formField("tls-cert", "Certificate (PEM)", { type: "file", accept: ".crt,.pem,.cer" }),
+      ...formField("tls-key", "Private key (PEM)", { type: "file", accept: ".key,.pem" })),
     el("div", { class: "row" },
-      el("button", { id: "tls-upload", class: "warn", "data-t": "Use this certificate", text: t("Use this certificate") }),
-      el("button", { id: "tls-self", class: "quiet", "data-t": "Make a self-signed certificate",
-                     text: t("Make a self-signed certificate") })),
-    el("h2", { "data-t": "Fleet broker", text: t("Fleet broker") }),
+      worded("button", "Use this certificate", { id: "tls-upload", class: "warn" }),
+      worded("button", "Make a self-signed certificate", { id: "tls-self", class: "quiet" })),
+    worded("h2", "Fleet broker"),
     el("form", { id: "broker-form", class: "stack" },
-      label("broker-address", "Broker address (mqtts://USER@HOST:PORT)"),
-      el("input", { id: "broker-address", autocomplete: "off", inputmode: "url" }),
-      label("broker-table", "This table's name in the fleet"), el("input", { id: "broker-table", autocomplete: "off" }),
-      label("broker-password", "Broker password (empty: keep the one set)"),
-      el("input", { id: "broker-password", type: "password", autocomplete: "new-password" }),
-      label("broker-ca", "The CA that signed the broker's certificate (empty: the system's, or the one set)"),
-      el("input", { id: "broker-ca", type: "file", accept: ".crt,.pem" }),
-      el("p", { id: "broker-note", class: "note", "data-t": "A password is set.", text: t("A password is set."), hidden: "" }),
-      el("button", { type: "submit", class: "warn", "data-t": "Save the broker", text: t("Save the broker") })),
-    el("h2", { "data-t": "Words not allowed in team names (one a line)", text: t("Words not allowed in team names (one a line)") }),
+      ...formField("broker-address", "Broker address (mqtts://USER@HOST:PORT)", { autocomplete: "off", inputmode: "url" }),
+      ...formField("broker-table", "This table's name in the fleet", { autocomplete: "off" }),
+      ...formField("broker-password", "Broker password (empty: keep the one set)", { type: "password", autocomplete: "new-password" }),
+      ...formField("broker-ca", "The CA that signed the broker's certificate (empty: the system's, or the one set)", { type: "file", accept: ".crt,.pem" }),
+      worded("p", "A password is set.", { id: "broker-note", class: "note", hidden: "" }),
+      worded("button", "Save the broker", { type: "submit", class: "warn" })),
+    worded("h2", "Words not allowed in team names (one a line)"),
     el("form", { id: "words-form", class: "stack" },
       el("textarea", { id: "blocked-words", rows: "5", "aria-label": t("Words not allowed in team names (one a line)"),
                        "data-t-label": "Words not allowed in team names (one a line)" }),
-      el("button", { type: "submit", class: "warn", "data-t": "Save the words", text: t("Save the words") })));
+      worded("button", "Save the words", { type: "submit", class: "warn" })));
 }
 
 async function loadFiles() {

@@ -1,13 +1,13 @@
 // The staff page's health: the headline with what needs attention and this computer's readings
 // under it, the page's address as a QR code, and the service's log by level, search and time
 // range. A section's script (web/sections/health.py): the page loads it after staff.js.
-import { $, api, download, el, number, readWhen, redraw, section, setText, t, typedWhen } from "./staff.js";
+import { $, api, download, el, formField, number, readWhen, redraw, section, setText, t, typedWhen, worded } from "./staff.js";
 
 const LOG_LEVELS = [["info", "everything"], ["warning", "warnings and errors"], ["error", "errors only"]];
 
 function healthSection() {
   return el("section", { id: "health", "aria-labelledby": "health-title" },
-    el("h2", { id: "health-title", "data-t": "Health", text: t("Health") }),
+    worded("h2", "Health", { id: "health-title" }),
     el("p", { id: "headline", class: "headline", role: "status" }),
     el("p", { id: "headline-advice", class: "advice" }),
     el("ul", { id: "attention", class: "attention" }),
@@ -17,19 +17,17 @@ function healthSection() {
 
 function logSection() {
   const logLevel = el("select", { id: "log-level", "aria-label": t("Show"), "data-t-label": "Show" },
-    ...LOG_LEVELS.map(([value, label]) => el("option", { value, "data-t": label, text: t(label) })));
+    ...LOG_LEVELS.map(([value, label]) => worded("option", label, { value })));
   return el("section", { id: "log-section" },
-    el("h2", { "data-t": "Log", text: t("Log") }),
+    worded("h2", "Log"),
     el("div", { class: "row" }, logLevel,
       el("input", { id: "log-search", type: "search", "aria-label": t("Search the log"), "data-t-label": "Search the log",
                     placeholder: t("Search the log"), "data-t-placeholder": "Search the log" }),
-      el("button", { id: "log-refresh", class: "quiet", "data-t": "Refresh", text: t("Refresh") }),
-      el("button", { id: "log-download", class: "quiet", "data-t": "Download", text: t("Download") })),
+      worded("button", "Refresh", { id: "log-refresh", class: "quiet" }),
+      worded("button", "Download", { id: "log-download", class: "quiet" })),
     el("div", { class: "row span" },
-      el("label", { for: "log-since", "data-t": "From", text: t("From") }),
-      el("input", { id: "log-since", type: "text", autocomplete: "off" }),
-      el("label", { for: "log-until", "data-t": "To", text: t("To") }),
-      el("input", { id: "log-until", type: "text", autocomplete: "off" })),
+      ...formField("log-since", "From", { type: "text", autocomplete: "off" }),
+      ...formField("log-until", "To", { type: "text", autocomplete: "off" })),
     el("p", { id: "log-note", class: "note", hidden: "" }),
     el("pre", { id: "log", class: "log", tabindex: "0" }));
 }

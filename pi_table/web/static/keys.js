@@ -2,25 +2,21 @@
 // fingerprint; the owner adds one (its public line pasted, or read from its .pub file here) or
 // revokes one, and the root helper changes the keyring. Its result shows beside its button.
 // A section's script (web/sections/keys.py): the page loads it after staff.js.
-import { $, api, csrf, el, ownersAction, resultLine, t } from "./staff.js";
+import { $, api, csrf, el, formField, ownersAction, resultLine, t, worded } from "./staff.js";
 
 function keysSection() {
   return el("section", { id: "keys-section", "aria-labelledby": "keys-title" },
-    el("h2", { id: "keys-title", "data-t": "Release keys", text: t("Release keys") }),
+    worded("h2", "Release keys", { id: "keys-title" }),
     el("p", { id: "keys-line" }),
     el("ul", { id: "keys-list", class: "keys" }),
     el("p", { id: "keys-last", class: "note", hidden: "" }),
     el("details", { id: "keys-add" },
-      el("summary", { "data-t": "Add a key", text: t("Add a key") }),
+      worded("summary", "Add a key"),
       el("form", { id: "keys-form", class: "stack" },
-        el("label", { for: "keys-name", "data-t": "Its name (the person or the maker)", text: t("Its name (the person or the maker)") }),
-        el("input", { id: "keys-name", maxlength: "64", autocomplete: "off", required: "" }),
-        el("label", { for: "keys-key", "data-t": "Public key (the line of the .pub file, ssh-ed25519 AAAA...)",
-          text: t("Public key (the line of the .pub file, ssh-ed25519 AAAA...)") }),
-        el("textarea", { id: "keys-key", rows: "3", spellcheck: "false", autocomplete: "off", required: "" }),
-        el("label", { for: "keys-file", "data-t": "Or choose its .pub file", text: t("Or choose its .pub file") }),
-        el("input", { id: "keys-file", type: "file", accept: ".pub,text/plain" }),
-        el("button", { type: "submit", "data-t": "Add this key", text: t("Add this key") }))),
+        ...formField("keys-name", "Its name (the person or the maker)", { maxlength: "64", autocomplete: "off", required: "" }),
+        ...formField("keys-key", "Public key (the line of the .pub file, ssh-ed25519 AAAA...)", { rows: "3", spellcheck: "false", autocomplete: "off", required: "" }, "textarea"),
+        ...formField("keys-file", "Or choose its .pub file", { type: "file", accept: ".pub,text/plain" }),
+        worded("button", "Add this key", { type: "submit" }))),
     el("p", { id: "keys-result", class: "message", role: "status", hidden: "" }));
 }
 

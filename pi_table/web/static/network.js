@@ -3,30 +3,30 @@
 // this page is reached again where the change said, and puts back by itself otherwise. Its result
 // shows beside its button. A section's script (web/sections/network.py): the page loads it
 // after staff.js.
-import { $, api, csrf, el, label, ownersAction, resultLine, t } from "./staff.js";
+import { $, api, csrf, el, formField, label, ownersAction, resultLine, t, worded } from "./staff.js";
 
 const TRIAL_MIN = 2;  // the root helper's network.TRIAL_S, in minutes
 
 function networkSection() {
-  const field = (id, text, attributes = {}) => [label(id, text), el("input", { id, autocomplete: "off", ...attributes })];
+  const field = (id, text, attributes = {}) => formField(id, text, { autocomplete: "off", ...attributes });
   return el("section", { id: "network-section", "aria-labelledby": "network-title" },
-    el("h2", { id: "network-title", "data-t": "Network", text: t("Network") }),
+    worded("h2", "Network", { id: "network-title" }),
     el("ul", { id: "network-devices" }),
     el("p", { id: "network-trial", class: "note", hidden: "" }),
     el("p", { id: "network-last", class: "note", hidden: "" }),
     el("form", { id: "network-ipv4", class: "stack" },
       label("network-device", "Address"),
-      el("select", { id: "network-device" }, el("option", { value: "eth0", "data-t": "Cable", text: t("Cable") }), el("option", { value: "wlan0", text: "Wi-Fi" })),
+      el("select", { id: "network-device" }, worded("option", "Cable", { value: "eth0" }), el("option", { value: "wlan0", text: "Wi-Fi" })),
       el("select", { id: "network-method", "aria-label": t("Address"), "data-t-label": "Address" },
-        el("option", { value: "auto", "data-t": "Automatic (from the café's router)", text: t("Automatic (from the café's router)") }),
-        el("option", { value: "manual", "data-t": "Fixed", text: t("Fixed") })),
+        worded("option", "Automatic (from the café's router)", { value: "auto" }),
+        worded("option", "Fixed", { value: "manual" })),
       ...field("network-address", "Fixed address (such as 192.168.1.50/24)", { inputmode: "decimal", maxlength: "18" }),
       ...field("network-gateway", "Gateway (the router's address)", { inputmode: "decimal", maxlength: "15" }),
       ...field("network-dns", "DNS server", { inputmode: "decimal", maxlength: "15" }),
-      el("button", { type: "submit", "data-t": "Use this address", text: t("Use this address") })),
+      worded("button", "Use this address", { type: "submit" })),
     el("form", { id: "network-name", class: "stack" },
       ...field("network-host", "Host name", { maxlength: "63" }),
-      el("button", { type: "submit", "data-t": "Change the host name", text: t("Change the host name") })),
+      worded("button", "Change the host name", { type: "submit" })),
     el("p", { id: "network-result", class: "message", role: "status", hidden: "" }));
 }
 

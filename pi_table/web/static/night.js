@@ -5,99 +5,87 @@
 // follow a night another table offers (with its code) and leave it. The page reads the night every 5 s:
 // each part is drawn again only when what it shows changed (staff.js's redraw), so a refresh never moves
 // the keyboard's focus nor takes back a choice being made. A section's script (web/sections/night.py).
-import { $, api, csrf, download, el, number, redraw, say, section, t, when } from "./staff.js";
+import { $, api, csrf, download, el, formField, label, number, redraw, say, section, t, when, worded } from "./staff.js";
 
 function nightSection() {
   return el("section", { id: "night-section" },
-    el("h2", { "data-t": "Game night", text: t("Game night") }),
+    worded("h2", "Game night"),
     el("p", { id: "night-state", class: "note" }),
     el("p", { id: "night-host", class: "note", hidden: "" }),
     el("p", { id: "night-code", hidden: "" }),
     el("div", { id: "night-offers", "data-redrawn": "" }),
     el("form", { id: "night-open", class: "stack" },
-      el("label", { for: "night-name", "data-t": "Night's name", text: t("Night's name") }),
-      el("input", { id: "night-name", maxlength: "40", required: "" }),
-      el("fieldset", { id: "night-games", class: "games" }, el("legend", { "data-t": "Games", text: t("Games") })),
-      el("label", { for: "night-tables", "data-t": "Tables (their names, separated by spaces)",
-                    text: t("Tables (their names, separated by spaces)") }),
-      el("input", { id: "night-tables", value: "1" }),
-      el("label", { for: "night-bye", "data-t": "A bye (a round sat out) scores", text: t("A bye (a round sat out) scores") }),
+      ...formField("night-name", "Night's name", { maxlength: "40", required: "" }),
+      el("fieldset", { id: "night-games", class: "games" }, worded("legend", "Games")),
+      ...formField("night-tables", "Tables (their names, separated by spaces)", { value: "1" }),
+      label("night-bye", "A bye (a round sat out) scores"),
       el("select", { id: "night-bye" },
-        el("option", { value: "1", "data-t": "a win (1 point)", text: t("a win (1 point)") }),
-        el("option", { value: "0.5", "data-t": "a draw (½ point)", text: t("a draw (½ point)") }),
-        el("option", { value: "0", "data-t": "nothing (0 points)", text: t("nothing (0 points)") })),
-      el("label", { for: "night-late", "data-t": "A round a team missed by joining late scores",
-                    text: t("A round a team missed by joining late scores") }),
+        worded("option", "a win (1 point)", { value: "1" }),
+        worded("option", "a draw (½ point)", { value: "0.5" }),
+        worded("option", "nothing (0 points)", { value: "0" })),
+      label("night-late", "A round a team missed by joining late scores"),
       el("select", { id: "night-late" },
-        el("option", { value: "0", "data-t": "nothing (0 points)", text: t("nothing (0 points)") }),
-        el("option", { value: "0.5", "data-t": "a draw (½ point)", text: t("a draw (½ point)") })),
-      el("label", { for: "night-seeding", "data-t": "Round 1", text: t("Round 1") }),
+        worded("option", "nothing (0 points)", { value: "0" }),
+        worded("option", "a draw (½ point)", { value: "0.5" })),
+      label("night-seeding", "Round 1"),
       el("select", { id: "night-seeding" },
-        el("option", { value: "draw", "data-t": "drawn by lot", text: t("drawn by lot") }),
-        el("option", { value: "ratings", "data-t": "seeded by the ratings of earlier nights",
-                       text: t("seeded by the ratings of earlier nights") })),
+        worded("option", "drawn by lot", { value: "draw" }),
+        worded("option", "seeded by the ratings of earlier nights", { value: "ratings" })),
       el("fieldset", { id: "night-tiebreaks" },
-        el("legend", { "data-t": "Tie-breaks after points, in order", text: t("Tie-breaks after points, in order") }),
+        worded("legend", "Tie-breaks after points, in order"),
         ...TIEBREAK_PICKS.map((id, n) => el("select", { id, ...(n ? { "aria-label": t("then"), "data-t-label": "then" }
           : { "aria-label": t("Tie-break after points"), "data-t-label": "Tie-break after points" }) },
-          ...(n ? [el("option", { value: "", "data-t": "none", text: t("none") })] : []),
-          ...Object.entries(TIEBREAKS).map(([value, [words]]) => el("option", { value, "data-t": words, text: t(words) }))))),
-      el("button", { type: "submit", "data-t": "Open the night", text: t("Open the night") })),
+          ...(n ? [worded("option", "none", { value: "" })] : []),
+          ...Object.entries(TIEBREAKS).map(([value, [words]]) => worded("option", words, { value }))))),
+      worded("button", "Open the night", { type: "submit" })),
     el("div", { id: "night-open-desk", hidden: "" },
       el("form", { id: "night-join", class: "stack" },
-        el("label", { for: "night-team", "data-t": "Team", text: t("Team") }),
-        el("input", { id: "night-team", maxlength: "24", required: "" }),
-        el("label", { for: "night-nicknames", "data-t": "Nicknames (optional, separated by commas)",
-                      text: t("Nicknames (optional, separated by commas)") }),
-        el("input", { id: "night-nicknames" }),
-        el("label", { for: "night-team-code", "data-t": "League code (optional)", text: t("League code (optional)") }),
-        el("input", { id: "night-team-code", maxlength: "12", list: "night-team-codes", autocapitalize: "characters" }),
+        ...formField("night-team", "Team", { maxlength: "24", required: "" }),
+        ...formField("night-nicknames", "Nicknames (optional, separated by commas)"),
+        ...formField("night-team-code", "League code (optional)", { maxlength: "12", list: "night-team-codes", autocapitalize: "characters" }),
         el("datalist", { id: "night-team-codes" }),
-        el("button", { type: "submit", "data-t": "Add the team", text: t("Add the team") })),
+        worded("button", "Add the team", { type: "submit" })),
       el("p", { id: "night-teams" }),
       el("div", { id: "night-remove-row", class: "row", hidden: "" },
         el("select", { id: "night-remove-team", "aria-label": t("Team"), "data-t-label": "Team" }),
-        el("button", { id: "night-remove", class: "quiet", "data-t": "Remove", text: t("Remove") }),
-        el("button", { id: "night-withdraw", class: "quiet", "data-t": "Withdraw", text: t("Withdraw") }),
-        el("button", { id: "night-rest", class: "quiet", "data-t": "Bye next round", text: t("Bye next round") }),
+        worded("button", "Remove", { id: "night-remove", class: "quiet" }),
+        worded("button", "Withdraw", { id: "night-withdraw", class: "quiet" }),
+        worded("button", "Bye next round", { id: "night-rest", class: "quiet" }),
         el("input", { id: "night-rest-rounds", inputmode: "numeric", size: "6", "aria-label": t("Rounds to sit out, as 4-5"),
                       "data-t-label": "Rounds to sit out, as 4-5", placeholder: "4-5" }),
-        el("button", { id: "night-rest-later", class: "quiet", "data-t": "Bye in those rounds", text: t("Bye in those rounds") }),
+        worded("button", "Bye in those rounds", { id: "night-rest-later", class: "quiet" }),
         el("select", { id: "night-rest-points", "aria-label": t("A bye asked for scores"), "data-t-label": "A bye asked for scores" },
-          el("option", { value: "", "data-t": "what a round missed scores", text: t("what a round missed scores") }),
-          el("option", { value: "0.5", "data-t": "a draw (½ point)", text: t("a draw (½ point)") }),
-          el("option", { value: "0", "data-t": "nothing (0 points)", text: t("nothing (0 points)") }))),
+          worded("option", "what a round missed scores", { value: "" }),
+          worded("option", "a draw (½ point)", { value: "0.5" }),
+          worded("option", "nothing (0 points)", { value: "0" }))),
       el("div", { id: "night-withdrawn", "data-redrawn": "" }),
       el("div", { id: "night-rests", "data-redrawn": "" }),
       el("div", { id: "night-waiting", "data-redrawn": "" }),
       el("div", { class: "row" },
-        el("button", { id: "night-propose", "data-t": "Propose the next round", text: t("Propose the next round") }),
-        el("button", { id: "night-confirm", "data-t": "Confirm the round", text: t("Confirm the round") }),
+        worded("button", "Propose the next round", { id: "night-propose" }),
+        worded("button", "Confirm the round", { id: "night-confirm" }),
         el("button", { id: "night-unconfirm", class: "quiet", hidden: "" }),
-        el("button", { id: "night-slips", class: "quiet", hidden: "", "data-t": "Print the pairing slips",
-                       text: t("Print the pairing slips") })),
+        worded("button", "Print the pairing slips", { id: "night-slips", class: "quiet", hidden: "" })),
       el("div", { id: "night-round", "data-redrawn": "" }),
       el("div", { id: "night-warnings", "data-redrawn": "" }),
       el("p", { id: "night-draw", class: "note" }),
       el("p", { id: "night-still", class: "note" }),
       el("div", { id: "night-free", "data-redrawn": "" }),
       el("div", { id: "night-results", "data-redrawn": "" }),
-      el("h3", { "data-t": "Standings", text: t("Standings") }),
+      worded("h3", "Standings"),
       el("p", { id: "night-tiebreak-used", class: "note" }),
       el("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": t("Standings"), "data-t-label": "Standings" },
         el("table", { id: "night-standings", class: "history" })),
       el("div", { id: "night-history" }),
       el("div", { class: "row" },
-        el("button", { id: "night-xlsx", class: "quiet", "data-t": "Export for a spreadsheet (xlsx)",
-                       text: t("Export for a spreadsheet (xlsx)") }),
-        el("button", { id: "night-csv", class: "quiet", "data-t": "Export CSV: standings", text: t("Export CSV: standings") }),
-        el("button", { id: "night-csv-rounds", class: "quiet", "data-t": "CSV: rounds", text: t("CSV: rounds") }),
-        el("button", { id: "night-csv-games", class: "quiet", "data-t": "CSV: games", text: t("CSV: games") }),
-        el("button", { id: "night-trf", class: "quiet", "data-t": "Export for a tournament program (TRF)",
-                       text: t("Export for a tournament program (TRF)") }),
-        el("button", { id: "night-print", class: "quiet", "data-t": "Print", text: t("Print") }),
-        el("button", { id: "night-close", class: "warn", "data-t": "Close the night", text: t("Close the night") }),
-        el("button", { id: "night-leave", class: "warn", "data-t": "Leave the night", text: t("Leave the night") }))),
+        worded("button", "Export for a spreadsheet (xlsx)", { id: "night-xlsx", class: "quiet" }),
+        worded("button", "Export CSV: standings", { id: "night-csv", class: "quiet" }),
+        worded("button", "CSV: rounds", { id: "night-csv-rounds", class: "quiet" }),
+        worded("button", "CSV: games", { id: "night-csv-games", class: "quiet" }),
+        worded("button", "Export for a tournament program (TRF)", { id: "night-trf", class: "quiet" }),
+        worded("button", "Print", { id: "night-print", class: "quiet" }),
+        worded("button", "Close the night", { id: "night-close", class: "warn" }),
+        worded("button", "Leave the night", { id: "night-leave", class: "warn" }))),
     el("div", { id: "night-kept", "data-redrawn": "" }),
     el("div", { id: "night-correct" }));
 }
@@ -109,7 +97,7 @@ function drawNightGames(games) {
   const box = $("night-games");
   const ticked = new Set([...box.querySelectorAll("input:checked")].map((each) => each.value));
   if (!box.querySelector("input") && games.length) ticked.add(games[0].game);
-  box.replaceChildren(el("legend", { "data-t": "Games", text: t("Games") }), ...games.map((game) => el("label", {},
+  box.replaceChildren(worded("legend", "Games"), ...games.map((game) => el("label", {},
     el("input", { type: "checkbox", name: "night-game", value: game.game, ...(ticked.has(game.game) ? { checked: "" } : {}) }),
     el("span", { text: game.title }))));
 }
@@ -142,7 +130,7 @@ async function printNight(id, round = null) {
 // Each night kept with its exports: every button names the night it acts on (its name and when it opened).
 function drawKept(kept, names = {}) {
   const latest = kept.slice(-KEPT_SHOWN).reverse();
-  redraw($("night-kept"), [latest, names], () => [...(latest.length ? [el("h3", { "data-t": "Nights kept", text: t("Nights kept") })] : []),
+  redraw($("night-kept"), [latest, names], () => [...(latest.length ? [worded("h3", "Nights kept")] : []),
     ...latest.map((id) => {
       const called = names[id] ? `${names[id]} (${id})` : id;
       const xlsx = el("button", { class: "quiet night-xlsx", "data-night": id, text: "xlsx",
@@ -195,7 +183,7 @@ function drawRound(round, proposed) {
       ...teams.map((name) => el("option", { value: name, text: name })));
     const other = el("select", { id: "night-swap-other", "aria-label": t("with this team") },
       ...teams.map((name) => el("option", { value: name, text: name })));
-    const swap = el("button", { id: "night-swap", class: "quiet", "data-t": "Swap", text: t("Swap") });
+    const swap = worded("button", "Swap", { id: "night-swap", class: "quiet" });
     swap.addEventListener("click", () => nightAct("swap", { one: one.value, other: other.value }));
     return [...drawn, el("div", { class: "row" }, one, other, swap), byHand(round, teams)];
   });
@@ -205,8 +193,8 @@ function drawRound(round, proposed) {
 function byHand(round, teams) {
   const chosen = (table, colour) => { const pair = round.pairs.find((p) => p.table === table); return pair ? pair[colour] : ""; };
   const rows = night.tables.map((table) => {
-    const pick = (colour, label) => {
-      const select = el("select", { class: `night-hand-${colour}`, "data-table": table, "aria-label": t(label, { table }) },
+    const pick = (colour, named) => {
+      const select = el("select", { class: `night-hand-${colour}`, "data-table": table, "aria-label": t(named, { table }) },
         el("option", { value: "", text: "–" }), ...teams.map((name) => el("option", { value: name, text: name })));
       select.value = chosen(table, colour);
       return select;
@@ -235,8 +223,7 @@ function drawWarnings(warned) {
 
 // The nights other tables offer this one (their plans name it): each followed once its code is typed here.
 function drawOffers(offers) {
-  redraw($("night-offers"), offers, () => [...(offers.length ? [el("h3", { "data-t": "Nights on offer to this table",
-    text: t("Nights on offer to this table") })] : []), ...offers.map((offer) => {
+  redraw($("night-offers"), offers, () => [...(offers.length ? [worded("h3", "Nights on offer to this table")] : []), ...offers.map((offer) => {
     const code = el("input", { id: `night-offer-code-${offer.host}`, class: "night-offer-code", maxlength: "12", autocomplete: "off",
                                "aria-label": t("Code on its host's screen"), placeholder: t("Code on its host's screen") });
     const follow = el("button", { class: "night-accept", "data-host": offer.host, text: t("Follow this night"),
@@ -248,8 +235,7 @@ function drawOffers(offers) {
 
 // The teams that joined from the phones, each approved or removed by the staff.
 function drawWaiting(waiting) {
-  redraw($("night-waiting"), waiting, () => [...(waiting.length ? [el("h3", { "data-t": "Waiting for the staff",
-    text: t("Waiting for the staff") })] : []), ...waiting.map((team) => {
+  redraw($("night-waiting"), waiting, () => [...(waiting.length ? [worded("h3", "Waiting for the staff")] : []), ...waiting.map((team) => {
     const approve = el("button", { class: "night-approve", "data-team": team.name, text: t("Approve"),
                                    "aria-label": t("Approve the team {team}", { team: team.name }) });
     const remove = el("button", { class: "quiet night-refuse", "data-team": team.name, text: t("Remove"),
@@ -325,7 +311,7 @@ function resultsForm(box, data, prefix = "night-result", save = (body) => nightA
   pairChoices();
   keep(result, was.result);
   keep(game, was.game);
-  return [el("h3", { "data-t": "Results", text: t("Results") }),
+  return [worded("h3", "Results"),
     el("div", { class: "row" }, round, table), el("div", { class: "row" }, result, game, saving)];
 }
 
@@ -339,7 +325,7 @@ function drawHistory(history) {
     ? `${t("Round {number}", { number: entry.round })}, ${t("table")} ${entry.table}: ${t(RESULT_SAID[entry.result] || entry.result, { team: entry.winner, game: entry.game })}`
     : entry.event === "unconfirm" ? t("Round {number} undone", { number: entry.round })
     : `${entry.team}: ${entry.event === "withdraw" ? t("withdrawn") : t("Back in")}`;
-  redraw($("night-history"), history, () => [...(history.length ? [el("h3", { "data-t": "History", text: t("History") })] : []),
+  redraw($("night-history"), history, () => [...(history.length ? [worded("h3", "History")] : []),
     ...history.slice().reverse().map((entry) => el("p", { class: "note night-history", text: `${time(entry.at)} · ${entry.by} · ${said(entry)}` }))]);
 }
 

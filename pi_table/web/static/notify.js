@@ -2,23 +2,21 @@
 // ntfy...), picks the events, saves them (the table restarts to try them) and sends a test; how the
 // last message went is shown, a failure's reason too. The URL is never shown back, only its service.
 // A section's script (web/sections/notify.py): the page loads it after staff.js.
-import { $, api, csrf, el, giveFile, ownersAction, ownersView, resultLine, section, t, when, withOwner } from "./staff.js";
+import { $, api, csrf, el, formField, giveFile, ownersAction, ownersView, resultLine, section, t, when, withOwner, worded } from "./staff.js";
 
 function notifySection() {
   return el("section", { id: "notify-section", "aria-labelledby": "notify-title" },
-    el("h2", { id: "notify-title", "data-t": "Notifications", text: t("Notifications") }),
-    el("p", { "data-t": "The table sends you a message when something needs you, through Apprise: e-mail, Telegram, ntfy and more.",
-      text: t("The table sends you a message when something needs you, through Apprise: e-mail, Telegram, ntfy and more.") }),
+    worded("h2", "Notifications", { id: "notify-title" }),
+    worded("p", "The table sends you a message when something needs you, through Apprise: e-mail, Telegram, ntfy and more."),
     el("p", { id: "notify-line" }),
     el("p", { id: "notify-last", hidden: "" }),
     el("form", { id: "notify-form", class: "stack", hidden: "" },
-      el("label", { for: "notify-url", "data-t": "Apprise URL (empty: keep the one set)", text: t("Apprise URL (empty: keep the one set)") }),
-      el("input", { id: "notify-url", type: "password", autocomplete: "off", maxlength: "2048", spellcheck: "false" }),
+      ...formField("notify-url", "Apprise URL (empty: keep the one set)", { type: "password", autocomplete: "off", maxlength: "2048", spellcheck: "false" }),
       el("fieldset", { id: "notify-events" },
-        el("legend", { "data-t": "Tell me when", text: t("Tell me when") })),
-      el("button", { type: "submit", "data-t": "Save the notifications", text: t("Save the notifications") }),
-      el("button", { type: "button", id: "notify-test", "data-t": "Send a test", text: t("Send a test") }),
-      el("button", { type: "button", id: "notify-forget", "data-t": "Forget the address", text: t("Forget the address") })),
+        worded("legend", "Tell me when")),
+      worded("button", "Save the notifications", { type: "submit" }),
+      worded("button", "Send a test", { type: "button", id: "notify-test" }),
+      worded("button", "Forget the address", { type: "button", id: "notify-forget" })),
     el("p", { id: "notify-result", class: "message", role: "status", hidden: "" }));
 }
 
@@ -30,7 +28,7 @@ function drawEvents(offered) {
   if (events.querySelector("input")) return;
   events.append(...Object.entries(offered).map(([name, words]) => el("label", { class: "check" },
     el("input", { type: "checkbox", id: `notify-event-${name}`, value: name }),
-    el("span", { "data-t": words, text: t(words) }))));
+    worded("span", words))));
 }
 
 function drawNotify(state) {

@@ -1,20 +1,16 @@
 // The staff page's backups off the SD card, the owner's: the network place the nightly backup is
 // copied to (its password never comes back: only that one is set), how its last copy went, and the
 // USB stick's last backup. A section's script (web/sections/offsite.py): the page loads it after staff.js.
-import { $, api, el, locked, ownersAction, say, section, t, unlocked, when } from "./staff.js";
+import { $, api, el, formField, locked, ownersAction, say, section, t, unlocked, when, worded } from "./staff.js";
 
 function offsiteSection() {
   return el("section", { id: "offsite-section" },
-    el("h2", { "data-t": "Copies off the SD card", text: t("Copies off the SD card") }),
+    worded("h2", "Copies off the SD card"),
     el("p", { id: "stick-last", class: "note" }),
-    el("label", { for: "offsite-place", "data-t": "A network place (SFTP or WebDAV) the nightly backup is copied to",
-      text: t("A network place (SFTP or WebDAV) the nightly backup is copied to") }),
-    el("input", { id: "offsite-place", type: "text", autocomplete: "off", placeholder: "sftp://USER@HOST:22/FOLDER" }),
-    el("label", { for: "offsite-password", "data-t": "Its password", text: t("Its password") }),
-    el("input", { id: "offsite-password", type: "password", autocomplete: "new-password" }),
+    ...formField("offsite-place", "A network place (SFTP or WebDAV) the nightly backup is copied to", { type: "text", autocomplete: "off", placeholder: "sftp://USER@HOST:22/FOLDER" }),
+    ...formField("offsite-password", "Its password", { type: "password", autocomplete: "new-password" }),
     el("div", { class: "row" },
-      el("button", { id: "offsite-save", class: "quiet", "data-t": "Keep it and copy the newest backup now",
-        text: t("Keep it and copy the newest backup now") })),
+      worded("button", "Keep it and copy the newest backup now", { id: "offsite-save", class: "quiet" })),
     el("p", { id: "offsite-last", class: "note" }));
 }
 

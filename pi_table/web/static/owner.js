@@ -5,63 +5,53 @@
 // wipes the owner's part first); the notice a reset leaves until the owner acknowledges it, and a
 // new recovery code made, shown once. A section's script (web/sections/owner.py): the page loads
 // it after staff.js.
-import { $, actingOn, api, backAfterRestart, el, ownerIs, ownersAction, resume, say, section, setText, t } from "./staff.js";
+import { $, actingOn, api, backAfterRestart, el, formField, label, ownerIs, ownersAction, resume, say, section, setText, t, worded } from "./staff.js";
 
 function ownerSection() {
   return el("section", { id: "owner-section", "aria-labelledby": "owner-title" },
-    el("h2", { id: "owner-title", "data-t": "Owner", text: t("Owner") }),
+    worded("h2", "Owner", { id: "owner-title" }),
     el("div", { id: "owner-notice", class: "message error", role: "alert", hidden: "" },
       el("p", { id: "owner-notice-text" }),
-      el("button", { id: "owner-notice-ack", "data-t": "Acknowledge", text: t("Acknowledge") })),
+      worded("button", "Acknowledge", { id: "owner-notice-ack" })),
     el("p", { id: "owner-line", role: "status" }),
     el("div", { id: "recovery-shown", hidden: "" },
-      el("p", { class: "note", "data-t": "Write this recovery code down and keep it away from the table: it resets the owner's passphrase once, and is shown only now.",
-        text: t("Write this recovery code down and keep it away from the table: it resets the owner's passphrase once, and is shown only now.") }),
+      worded("p", "Write this recovery code down and keep it away from the table: it resets the owner's passphrase once, and is shown only now.", { class: "note" }),
       el("p", { id: "recovery-code", class: "recovery-code" })),
     el("form", { id: "owner-form", class: "stack" },
-      el("label", { for: "owner-passphrase", "data-t": "Owner's passphrase", text: t("Owner's passphrase") }),
-      el("input", { id: "owner-passphrase", type: "password", autocomplete: "current-password", required: "" }),
+      ...formField("owner-passphrase", "Owner's passphrase", { type: "password", autocomplete: "current-password", required: "" }),
       el("div", { id: "owner-code-field", class: "stack", hidden: "" },  // shown while phones wait in line (``line``)
-        el("label", { for: "owner-code", "data-t": "Code shown on the table's screen", text: t("Code shown on the table's screen") }),
+        label("owner-code", "Code shown on the table's screen"),
         el("input", { id: "owner-code", inputmode: "numeric", autocomplete: "one-time-code", pattern: "[0-9]{6}", maxlength: "6" })),
-      el("button", { type: "submit", "data-t": "Unlock the owner's actions", text: t("Unlock the owner's actions") })),
-    el("button", { id: "owner-end", class: "quiet", "data-t": "Lock them again", text: t("Lock them again") }),
+      worded("button", "Unlock the owner's actions", { type: "submit" })),
+    worded("button", "Lock them again", { id: "owner-end", class: "quiet" }),
     el("details", { id: "passphrase-change" },
-      el("summary", { "data-t": "Change the owner's passphrase", text: t("Change the owner's passphrase") }),
+      worded("summary", "Change the owner's passphrase"),
       el("form", { id: "passphrase-form", class: "stack" },
-        el("label", { for: "passphrase-old", "data-t": "Current passphrase", text: t("Current passphrase") }),
-        el("input", { id: "passphrase-old", type: "password", autocomplete: "current-password", required: "" }),
+        ...formField("passphrase-old", "Current passphrase", { type: "password", autocomplete: "current-password", required: "" }),
         ...newPassphrase("passphrase"),
-        el("button", { type: "submit", "data-t": "Change the passphrase", text: t("Change the passphrase") }))),
+        worded("button", "Change the passphrase", { type: "submit" }))),
     el("p", { id: "recovery-line", class: "note" },
-      el("span", { "data-t": "A recovery code resets the passphrase if you forget it. Each new one replaces the one before.",
-        text: t("A recovery code resets the passphrase if you forget it. Each new one replaces the one before.") }), " ",
-      el("button", { id: "recovery-make", class: "quiet", "data-t": "Make a recovery code", text: t("Make a recovery code") })),
+      worded("span", "A recovery code resets the passphrase if you forget it. Each new one replaces the one before."), " ",
+      worded("button", "Make a recovery code", { id: "recovery-make", class: "quiet" })),
     el("details", { id: "passphrase-recover" },
-      el("summary", { "data-t": "Forgot the passphrase? Use the recovery code", text: t("Forgot the passphrase? Use the recovery code") }),
+      worded("summary", "Forgot the passphrase? Use the recovery code"),
       el("form", { id: "passphrase-recover-form", class: "stack" },
-        el("label", { for: "passphrase-recovery", "data-t": "The recovery code you wrote down at the set-up",
-          text: t("The recovery code you wrote down at the set-up") }),
-        el("input", { id: "passphrase-recovery", autocomplete: "off", autocapitalize: "characters", spellcheck: "false", required: "" }),
+        ...formField("passphrase-recovery", "The recovery code you wrote down at the set-up", { autocomplete: "off", autocapitalize: "characters", spellcheck: "false", required: "" }),
         ...newPassphrase("passphrase-recover"),
-        el("button", { type: "submit", "data-t": "Set the new passphrase", text: t("Set the new passphrase") }))),
+        worded("button", "Set the new passphrase", { type: "submit" }))),
     el("details", { id: "passphrase-reset" },
-      el("summary", { "data-t": "Forgot the owner's passphrase?", text: t("Forgot the owner's passphrase?") }),
-      el("p", { class: "note", "data-t": "Hold both buttons while the table starts: its screen shows a code for 10 minutes. This wipes everything only the owner set: the fleet's and the broker's passwords, the release keys the owner added, the nightly backups. The table restarts after.",
-        text: t("Hold both buttons while the table starts: its screen shows a code for 10 minutes. This wipes everything only the owner set: the fleet's and the broker's passwords, the release keys the owner added, the nightly backups. The table restarts after.") }),
+      worded("summary", "Forgot the owner's passphrase?"),
+      worded("p", "Hold both buttons while the table starts: its screen shows a code for 10 minutes. This wipes everything only the owner set: the fleet's and the broker's passwords, the release keys the owner added, the nightly backups. The table restarts after.", { class: "note" }),
       el("form", { id: "passphrase-reset-form", class: "stack" },
-        el("label", { for: "passphrase-code", "data-t": "Code on the table's screen", text: t("Code on the table's screen") }),
-        el("input", { id: "passphrase-code", inputmode: "numeric", autocomplete: "one-time-code", required: "" }),
+        ...formField("passphrase-code", "Code on the table's screen", { inputmode: "numeric", autocomplete: "one-time-code", required: "" }),
         ...newPassphrase("passphrase-reset"),
-        el("button", { type: "submit", "data-t": "Set the new passphrase", text: t("Set the new passphrase") }))));
+        worded("button", "Set the new passphrase", { type: "submit" }))));
 }
 
 // A new owner's passphrase, typed twice: the fields of a form whose ids start with ``prefix``.
 function newPassphrase(prefix) {
-  return [el("label", { for: `${prefix}-new`, "data-t": "New passphrase (10 characters or more)", text: t("New passphrase (10 characters or more)") }),
-    el("input", { id: `${prefix}-new`, type: "password", autocomplete: "new-password", minlength: "10", required: "" }),
-    el("label", { for: `${prefix}-again`, "data-t": "New passphrase again", text: t("New passphrase again") }),
-    el("input", { id: `${prefix}-again`, type: "password", autocomplete: "new-password", minlength: "10", required: "" })];
+  return [...formField(`${prefix}-new`, "New passphrase (10 characters or more)", { type: "password", autocomplete: "new-password", minlength: "10", required: "" }),
+    ...formField(`${prefix}-again`, "New passphrase again", { type: "password", autocomplete: "new-password", minlength: "10", required: "" })];
 }
 
 // Send a new owner's passphrase from the form ``prefix``; its fields emptied, the answer beside it,

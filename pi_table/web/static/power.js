@@ -1,13 +1,13 @@
 // The staff page's power, the owner's: restart the computer, or shut it down. A section's script
 // (web/sections/power.py): the page loads it after staff.js.
-import { $, api, backAfterRestart, el, ownersAction, say, t } from "./staff.js";
+import { $, api, backAfterRestart, el, ownersAction, say, t, worded } from "./staff.js";
 
 function powerSection() {
   return el("section", { id: "power-section" },
-    el("h2", { "data-t": "Power", text: t("Power") }),
+    worded("h2", "Power"),
     el("div", { class: "row" },
-      el("button", { id: "reboot", class: "warn", "data-t": "Restart the computer", text: t("Restart the computer") }),
-      el("button", { id: "poweroff", class: "warn", "data-t": "Shut down", text: t("Shut down") })));
+      worded("button", "Restart the computer", { id: "reboot", class: "warn" }),
+      worded("button", "Shut down", { id: "poweroff", class: "warn" })));
 }
 
 async function switchPower(act, question, done) {

@@ -2,7 +2,7 @@
 // the last run (what changed, whether a reboot is due, how it ended) and a run now, the owner's.
 // Its result shows beside its button. A section's script (web/sections/security.py): the page
 // loads it after staff.js.
-import { $, api, csrf, el, ownersAction, resultLine, t, when as at } from "./staff.js";
+import { $, api, csrf, el, ownersAction, resultLine, t, when as at, worded } from "./staff.js";
 
 const RUNNING_MS = 3000;  // while a run is under way its end is shown within seconds, not the 15 s of an idle section
 let securityPoll = null;
@@ -10,15 +10,15 @@ let asked = null;  // when the table took the run asked (its clock): its "Asked"
 
 function securitySection() {
   return el("section", { id: "security-section", "aria-labelledby": "security-title" },
-    el("h2", { id: "security-title", "data-t": "Security updates", text: t("Security updates") }),
+    worded("h2", "Security updates", { id: "security-title" }),
     el("p", { id: "security-schedule" }),
     el("p", { id: "security-last" }),
     el("p", { id: "security-reboot", class: "note", hidden: "" }),
     el("details", { id: "security-changed", hidden: "" },
-      el("summary", { "data-t": "What changed", text: t("What changed") }),
+      worded("summary", "What changed"),
       el("ul", { id: "security-packages" })),
     el("p", { id: "security-result", class: "message", role: "status", hidden: "" }),
-    el("button", { id: "security-run", "data-t": "Apply them now", text: t("Apply them now") }));
+    worded("button", "Apply them now", { id: "security-run" }));
 }
 
 const securityResult = resultLine("security-result");

@@ -66,8 +66,12 @@ export function el(tag, attributes = {}, ...children) {
   node.append(...children);
   return node;
 }
-// A form field's label, in the page's language and again in the one the staff pick (its data-t).
-export const label = (id, text) => el("label", { for: id, "data-t": text, text: t(text) });
+// Words on the page, in the page's language and again in the one the staff pick (its data-t):
+// a heading, a paragraph, a button; a form field's label names the field it is for.
+export const worded = (tag, text, attributes = {}) => el(tag, { ...attributes, "data-t": text, text: t(text) });
+export const label = (id, text) => worded("label", text, { for: id });
+// A form's field and its label, which names it by its id: spread into the form's children.
+export const formField = (id, text, attributes = {}, tag = "input") => [label(id, text), el(tag, { id, ...attributes })];
 
 // A live region (a status line) is written only when its words change: a screen reader reads every
 // write out again, and the page refreshes itself every few seconds.

@@ -2,21 +2,19 @@
 // joined by the owner, which the table tries and leaves again by itself when it cannot join. Its
 // result shows beside its button. A section's script (web/sections/wifi.py): the page loads it
 // after staff.js.
-import { $, api, csrf, el, ownersAction, resultLine, t } from "./staff.js";
+import { $, api, csrf, el, formField, ownersAction, resultLine, t, worded } from "./staff.js";
 
 function wifiSection() {
   return el("section", { id: "wifi-section", "aria-labelledby": "wifi-title" },
-    el("h2", { id: "wifi-title", "data-t": "Wi-Fi", text: t("Wi-Fi") }),
+    worded("h2", "Wi-Fi", { id: "wifi-title" }),
     el("p", { id: "wifi-line" }),
     el("p", { id: "wifi-last", class: "note", hidden: "" }),
     el("form", { id: "wifi-form", class: "stack" },
-      el("label", { for: "wifi-ssid", "data-t": "Network", text: t("Network") }),
-      el("input", { id: "wifi-ssid", list: "wifi-networks", maxlength: "32", autocomplete: "off", required: "" }),
+      ...formField("wifi-ssid", "Network", { list: "wifi-networks", maxlength: "32", autocomplete: "off", required: "" }),
       el("datalist", { id: "wifi-networks" }),
-      el("label", { for: "wifi-password", "data-t": "Wi-Fi password", text: t("Wi-Fi password") }),
-      el("input", { id: "wifi-password", type: "password", autocomplete: "off", maxlength: "64" }),
+      ...formField("wifi-password", "Wi-Fi password", { type: "password", autocomplete: "off", maxlength: "64" }),
       el("p", { id: "wifi-result", class: "message", role: "status", hidden: "" }),
-      el("button", { type: "submit", "data-t": "Join this Wi-Fi", text: t("Join this Wi-Fi") })));
+      worded("button", "Join this Wi-Fi", { type: "submit" })));
 }
 
 const wifiResult = resultLine("wifi-result");
