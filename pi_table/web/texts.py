@@ -35,8 +35,9 @@ def page_files() -> tuple[str, ...]:
     return ("page.html", *_SCRIPT.findall(html), *scripts())
 
 
-_MARKED = re.compile(r'\b(?:(?:t|tn|N_)\(\s*|label\((?:"[^"]*"|`[^`]*`|\w+),\s*)("(?:[^"\\\n]|\\.)*")|\bdata-i18n="([^"]*)"')
-"""A msgid marked: ``t("...")``, ``tn(...)``, ``N_(...)``, a label's text (staff.js's ``label(ID, "...")``), ``data-i18n``."""
+_MARKED = re.compile(r'\b(?:(?:t|tn|N_)\(\s*|(?:label|formField|worded)\((?:"[^"]*"|`[^`]*`|\w+),\s*)("(?:[^"\\\n]|\\.)*")|\bdata-i18n="([^"]*)"')
+"""A msgid marked: ``t("...")``, ``tn(...)``, ``N_(...)``, the words of staff.js's ``label(ID, "...")``,
+``formField(ID, "...")`` and ``worded(TAG, "...")``, ``data-i18n``."""
 _RENDERED = re.compile(r'(<[^>]*\bdata-i18n="([^"]*)"[^>]*>)[^<]*(<)')
 SENTENCES = frozenset({"reason"})
 """The view fields that carry an engine sentence: a game's end (in every kind's public view)."""
