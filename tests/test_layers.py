@@ -469,7 +469,7 @@ ROOMS = {
                "root_helper", "notices", "owner_files", "files_desk", "broker_desk", "owner_notice", "owners_part", "code_desk",
                "health_desk", "care_desk", "offsite_desk", "staff_desk", "first_boot", "security", "staff_parts",
                "fleet_dashboard", "at_hand", "fleet_reports", "notice_board", "phones", "commands", "run"],
-    "web": ["tokens", "seats", "runner", "auth", "acts", "roles", "snapshot", "pages", "codex_pages", "games", "texts", "night", "staff",
+    "web": ["document", "tokens", "seats", "runner", "auth", "acts", "roles", "snapshot", "pages", "codex_pages", "games", "texts", "night", "staff",
             "server"],
     "cli": ["frame", "output", "window", "tables", "script", "grid", "codex", "games", "options", "play", "board", "control", "service",
             "fleet", "backup", "release", "image", "bench"],

@@ -62,6 +62,7 @@ from ..night.standings import high_scores
 from ..night.state import Night
 from ..ui.i18n import say, say_health, translation
 from ..web.auth import Gate, Refused, Throttle, Why, from_this_machine, hash_secret
+from ..web.document import document
 from ..web.night import TIEBREAK_FIELDS, TIEBREAK_WORDS, tiebreak_columns, tiebreak_words
 from ..web.runner import ServerThread
 from . import link, schema
@@ -741,10 +742,9 @@ class Dashboard(ServerThread):
         return web.Response(text=page_file(name), content_type=PAGE_FILES[name])
 
     def _html(self, body: str, lang: str) -> str:
-        return (f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
-                f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-                f'<link rel="icon" href="data:,">'  # no icon, and no request for one
-                f'<title>pi-table: {self.words[lang]["title"]}</title><link rel="stylesheet" href="/fleet.css"></head><body>{body}</body></html>')
+        return document(lang, f'pi-table: {self.words[lang]["title"]}', f"{body}\n",
+                        head='<link rel="icon" href="data:,">\n'  # no icon, and no request for one
+                             '<link rel="stylesheet" href="/fleet.css">\n', referrer=True)
 
     async def _tables(self, request: web.Request) -> web.Response:
         self._require(request)

@@ -50,6 +50,7 @@ from ..files import replace_file
 from ..night.names import MAX_NAME, NameRefused, code, tidy
 from ..ui.i18n import say, translation
 from ..web.auth import Gate, Refused, same
+from ..web.document import document
 from ..web.runner import ServerThread
 from . import link
 from .dashboard import (
@@ -370,10 +371,8 @@ def login_page(lang: str, said: str = "") -> str:
 
 def _html(lang: str, title: str, body: str, refresh: bool = False) -> str:
     """A page of the league's, in ``lang``; ``refresh``: loaded again each minute (the season's, read-only)."""
-    again = '<meta http-equiv="refresh" content="60">' if refresh else ""
-    return (f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">'
-            f"{again}<title>{html.escape(title)}</title></head><body>{body}</body></html>")
+    again = '<meta http-equiv="refresh" content="60">\n' if refresh else ""
+    return document(lang, title, f"{body}\n", head=f'<link rel="icon" href="data:,">\n{again}', referrer=True)
 
 
 def page(data: dict[str, Any], lang: str, organiser: str | None = None, said: str = "") -> str:

@@ -28,6 +28,7 @@ from ..night.scoring import (
 from ..night.standings import Result, Standing
 from ..night.state import VOID, Night, NightRefused
 from ..ui.i18n import translation
+from .document import document
 
 PAGE_TEXTS = (
     N_("Join the game night"),
@@ -222,6 +223,11 @@ STYLE = "/staff/static/night.css"
 pages' Content-Security-Policy takes no style written in the page."""
 
 
+def _style(origin: str = "") -> str:
+    """The night's pages' style, from ``origin`` for a page saved away from the table."""
+    return f'<link rel="stylesheet" href="{html.escape(origin)}{STYLE}">\n'
+
+
 def printable(night: Night, lang: str, origin: str = "") -> str:
     """The night's standings and rounds as a page to print (no script; its style from ``origin``,
     the table the staff page is on)."""
@@ -242,12 +248,10 @@ def printable(night: Night, lang: str, origin: str = "") -> str:
         f": {e(said_result(night, slots, made.number, pair.table, gettext))}</li>" for pair in made.pairs)
         + (f"<li>{e(gettext('sitting out'))}: {e(', '.join(made.resting))}</li>" if made.resting else "") + "</ul>"
         for made in night.rounds)
-    return (f'<!doctype html><html lang="{lang}"><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{e(night.name)}</title><link rel="stylesheet" href="{e(origin)}{STYLE}">'
-            f'<main class="printed"><h1>{e(night.name)}</h1><h2>{e(gettext("Standings"))}</h2>'
-            f'<p>{e(tiebreak)}</p><div class="scroll" tabindex="0" role="region" aria-label="{e(gettext("Standings"))}">'
-            f"<table><tr>{heads}</tr>{rows}</table></div>{rounds}</main></html>")
+    return document(lang, night.name,
+                    f'<main class="printed"><h1>{e(night.name)}</h1><h2>{e(gettext("Standings"))}</h2>'
+                    f'<p>{e(tiebreak)}</p><div class="scroll" tabindex="0" role="region" aria-label="{e(gettext("Standings"))}">'
+                    f"<table><tr>{heads}</tr>{rows}</table></div>{rounds}</main>\n", _style(origin))
 
 
 def slips(night: Night, number: int, lang: str, origin: str = "") -> str:
@@ -265,10 +269,8 @@ def slips(night: Night, number: int, lang: str, origin: str = "") -> str:
         f"<p>{e(pair.red)} {e(gettext('(red, plays first)'))}</p><p>{e(pair.blue)} {e(gettext('(blue)'))}</p>"
         f"<p>{e(gettext('Winner:'))} ______________________</p></section>" for pair in made.pairs)
     resting = f"<p>{e(gettext('sitting out'))}: {e(', '.join(made.resting))}</p>" if made.resting else ""
-    return (f'<!doctype html><html lang="{lang}"><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{e(night.name)} · {e(heading)}</title><link rel="stylesheet" href="{e(origin)}{STYLE}">'
-            f'<main class="printed"><h1>{e(night.name)} · {e(heading)}</h1>{cut}{resting}</main></html>')
+    return document(lang, f"{night.name} · {heading}",
+                    f'<main class="printed"><h1>{e(night.name)} · {e(heading)}</h1>{cut}{resting}</main>\n', _style(origin))
 
 
 def said_result(night: Night, slots: dict[tuple[int, str], Result], number: int, table: str,
@@ -291,16 +293,13 @@ def team_page(lang: str, error: str | None = None, done: str | None = None) -> s
     gettext = translation(lang).gettext
     e = html.escape
     said = "" if error is None and done is None else f'<p class="said">{e(error or done or "")}</p>'
-    title, name = e(gettext("Join the game night")), e(gettext("Your team's name"))
+    heading, name = gettext("Join the game night"), e(gettext("Your team's name"))
     nicknames = e(gettext("Your first names or nicknames, if you like (separated by commas)"))
     code = e(gettext("Your team's league code, if the league gave you one"))
     join, public = e(gettext("Join")), e(gettext("Names are shown to everyone in the room: nothing secret."))
-    return (f'<!doctype html><html lang="{lang}"><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width,initial-scale=1">'
-            f'<title>{title}</title><link rel="stylesheet" href="{STYLE}">'
-            f"<main><h1>{title}</h1>{said}"
-            '<form method="post" action="/night/join">'
-            f'<label>{name}<input name="team" maxlength="24" required></label>'
-            f'<label>{nicknames}<input name="nicknames" maxlength="200"></label>'
-            f'<label>{code}<input name="code" maxlength="12" autocapitalize="characters"></label>'
-            f'<button type="submit">{join}</button></form><p>{public}</p></main></html>')
+    return document(lang, heading, f"<main><h1>{e(heading)}</h1>{said}"
+                    '<form method="post" action="/night/join">'
+                    f'<label>{name}<input name="team" maxlength="24" required></label>'
+                    f'<label>{nicknames}<input name="nicknames" maxlength="200"></label>'
+                    f'<label>{code}<input name="code" maxlength="12" autocapitalize="characters"></label>'
+                    f'<button type="submit">{join}</button></form><p>{public}</p></main>\n', _style())

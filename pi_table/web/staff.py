@@ -65,6 +65,7 @@ from .auth import (
     hashed,
     keep_secret,
 )
+from .document import document
 from .roles import STAFF, Checked, Open, Owner, Role, Route, owner, owners_keys, role, staff, unnamed
 from .texts import page_texts
 
@@ -82,8 +83,6 @@ ATTEMPTS_OVERALL = 20  # logins from everywhere a minute: many phones cannot gue
 MAX_BODY = 64 * 1024  # a configuration change: a few keys, a map of LEDs at most
 BODY_TIMEOUT_S = 10.0  # a request's body, from the end of its headers (the login's too: anyone may send one)
 STYLES = {"staff.css": "text/css", "night.css": "text/css"}
-SCRIPTS_HERE = b"<!-- the page's scripts -->"
-"""Where ``staff.html`` takes the page's scripts: ``staff.js``, then each section's."""
 LIVE = ("game.language", "leds.brightness", "sound.volume", "timer.length_s")
 """The keys the table applies while it runs: the rest of a change waits for a restart."""
 
@@ -593,8 +592,9 @@ class StaffPage:
             for section in self.sections if section.script}}
         """The page's scripts: its own, then its sections'."""
         self._files = {name: static_file(name) for name in ("staff.html", *STYLES)}
-        tags = "".join(f'<script type="module" src="/staff/static/{name}"></script>\n' for name in self.scripts)
-        self._files["staff.html"] = self._files["staff.html"].replace(SCRIPTS_HERE, tags.encode(), 1)
+        self._head = '<link rel="stylesheet" href="/staff/static/staff.css">\n' + "".join(
+            f'<script type="module" src="/staff/static/{name}"></script>\n' for name in self.scripts)
+        """The page's style, then its scripts: ``staff.js``, then each section's."""
 
     def routes(self) -> list[Route]:
         """The page's own actions: the game, the history, the settings, the restart, the owner."""
@@ -653,8 +653,8 @@ class StaffPage:
         for section in self.sections:
             if (first := section.first()) is not None:
                 raise web.HTTPSeeOther(first)
-        page = self._files["staff.html"].replace(b'<html lang="en">', f'<html lang="{self.desk.language()}">'.encode(), 1)
-        return web.Response(body=page, content_type="text/html", headers=_PRIVATE)
+        page = document(self.desk.language(), "pi-table: Staff", self._files["staff.html"].decode(), self._head)
+        return web.Response(text=page, content_type="text/html", headers=_PRIVATE)
 
     async def _static(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]

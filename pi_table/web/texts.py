@@ -23,6 +23,7 @@ from ..engine.games import names, title_of
 from ..engine.phrase import Phrase
 from ..engine.views import LANGUAGES
 from ..ui.i18n import EUPHONY, TeamWord, say, translation
+from .document import document
 from .games import scripts
 
 _SCRIPT = re.compile(r'<script src="/static/([\w.-]+)"></script>')
@@ -92,25 +93,22 @@ def page_texts(lang: str) -> dict[str, object]:
     }
 
 
-def rendered_page(html: str, lang: str) -> str:
-    """The page as served to a table speaking ``lang``: ``<html lang>`` says it, for the script
-    to start from, each kind's script is loaded after the page's own (``games.scripts``), and
-    each ``data-i18n`` element's text is already in it, so a phone shows no English while the
-    script loads."""
+def rendered_page(body: str, lang: str) -> str:
+    """The page (its ``body``, ``page.html``) as served to a table speaking ``lang``: ``<html lang>``
+    says it, for the script to start from, each kind's script is loaded after the page's own
+    (``games.scripts``), and each ``data-i18n`` element's text is already in it, so a phone shows
+    no English while the script loads."""
     gettext = translation(lang).gettext
-    html = html.replace('<html lang="en">', f'<html lang="{lang}">', 1)
-    html = html.replace("</body>", "".join(f'<script src="/static/{name}"></script>\n' for name in scripts()) + "</body>", 1)
-    return _RENDERED.sub(lambda m: m.group(1) + gettext(m.group(2)) + m.group(3), html)
+    body += "".join(f'<script src="/static/{name}"></script>\n' for name in scripts())
+    page = document(lang, "pi-table", body, head='<link rel="stylesheet" href="/static/style.css">\n')
+    return _RENDERED.sub(lambda m: m.group(1) + gettext(m.group(2)) + m.group(3), page)
 
 
 def refusal_page(text: str, lang: str) -> str:
     """A page that will not open here (a seat open on another phone, a link replaced): its one
     sentence, titled by it, in ``lang``, in the pages' own style."""
-    said = html.escape(text)
-    return (f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">'
-            f'<title>{said}</title><link rel="stylesheet" href="/static/style.css"></head>'
-            f'<body><main><p class="hide">{said}</p></main></body></html>')
+    return document(lang, text, f'<main><p class="hide">{html.escape(text)}</p></main>\n',
+                    head='<link rel="stylesheet" href="/static/style.css">\n')
 
 
 def localized(view: object, lang: str, sentences: Mapping[str, Phrase]) -> object:

@@ -38,6 +38,7 @@ from ...release.network import password_problem, ssid_problem
 from ...release.stick import NEWEST, NIGHTLY
 from ...ui.i18n import say, translation
 from ..auth import Door, Throttle, Why
+from ..document import document
 from ..roles import MIN_PASSPHRASE, Route, new_recovery_code, open_to_all
 from ..staff import (
     ATTEMPTS_OVERALL,
@@ -195,8 +196,9 @@ class SetupPage(Section[SetupDesk | None], name="setup", texts=SETUP_TEXTS):
         desk = self._waiting()
         if desk is None:
             raise web.HTTPSeeOther("/staff")
-        page = self._files["setup.html"].replace(b'<html lang="en">', f'<html lang="{desk.language()}">'.encode(), 1)
-        return web.Response(body=page, content_type="text/html", headers=PRIVATE)
+        page = document(desk.language(), "pi-table: Set up this table", self._files["setup.html"].decode(),
+                        '<link rel="stylesheet" href="/staff/static/staff.css">\n<script src="/setup/static/setup.js" defer></script>\n')
+        return web.Response(text=page, content_type="text/html", headers=PRIVATE)
 
     async def _script(self, request: web.Request) -> web.Response:
         return web.Response(body=self._files["setup.js"], content_type="application/javascript")
