@@ -25,6 +25,10 @@ class Worker:
         self.thread = threading.Thread(target=loop, name=self.name, daemon=True)
         self.thread.start()
 
+    def ended(self) -> bool:
+        """Whether the loop's thread, once started, has ended: the part no longer works."""
+        return self.thread is not None and self.thread.ident is not None and not self.thread.is_alive()
+
     def stop(self) -> None:
         """Ask the loop to end and wait for it; from the loop's own thread, only ask."""
         self.stopping.set()

@@ -47,3 +47,14 @@ def test_stopping_a_worker_never_started_only_sets_its_event():
     worker = Worker("the-test-loop")
     worker.stop()
     assert worker.stopping.is_set() and worker.thread is None
+
+
+def test_a_loop_that_ended_is_told_apart_from_one_not_started_or_running():
+    worker = Worker("the-test-loop")
+    assert not worker.ended()  # not started: nothing has died
+    go_on = threading.Event()
+    worker.start(lambda: go_on.wait(30))
+    assert not worker.ended()
+    go_on.set()
+    worker.thread.join(5)
+    assert worker.ended()  # the daemon's watchdog hears of it (tests/test_control.py, break_touch_reader)

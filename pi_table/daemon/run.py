@@ -50,7 +50,7 @@ from .devices import open_devices, stand_in
 from .fleet_reports import FleetReports
 from .logs import RecentLines
 from .notice_board import NoticeBoard
-from .notify import LoopHeartbeat, Notifier, thread_ended
+from .notify import LoopHeartbeat, Notifier
 from .owner_notice import read_notice
 from .phones import Phones
 from .restarts import EXIT_RESTART, Restarts
@@ -319,8 +319,7 @@ class Daemon:
         """What keeps the watchdog from being pinged: a thread the table needs besides the
         loop's that has died or stuck (systemd then restarts the table, which resumes its game
         from the journal); None while all of them are well."""
-        touch_thread = getattr(self.devices.touch, "_thread", None)  # the board's driver reads on one thread
-        sick = self.control.sickness() or thread_ended(touch_thread, "the touch board")
+        sick = self.control.sickness() or self.devices.touch.ended()
         if sick is None and self.companion is not None:  # an asyncio loop in a thread of its own
             sick = self.companion_beat.check(*self.companion.serving())
         return sick

@@ -295,6 +295,9 @@ class TouchBoardSource(TouchSource):
         self._worker.stop()
         self._close()
 
+    def ended(self) -> str | None:
+        return "the touch board's thread has ended" if self._worker.ended() else None
+
     def recalibrate(self, cells: list[int]) -> None:
         """Re-baseline the electrodes under ``cells``; cells without an electrode are skipped
         (an empty mask would mean every electrode to the board)."""

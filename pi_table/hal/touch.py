@@ -22,6 +22,11 @@ class TouchSource(ABC):
     def recalibrate(self, cells: list[int]) -> None:
         """Take a new untouched baseline for these cells' pads (after one was stuck)."""
 
+    def ended(self) -> str | None:
+        """Why this source delivers no more touches until the table restarts (the thread that
+        reads it has died); None while it works, and for a source with nothing that can die."""
+        return None
+
 
 class SimTouch(TouchSource):
     """A touch grid driven by a test or the simulator: ``press(*cells)``, ``release(*cells)``;
@@ -72,3 +77,6 @@ class MultiTouch(TouchSource):
     def recalibrate(self, cells: list[int]) -> None:
         for source in self.sources:
             source.recalibrate(cells)
+
+    def ended(self) -> str | None:
+        return next((why for source in self.sources if (why := source.ended()) is not None), None)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import html
 
-
 NO_REFERRER = '<meta name="referrer" content="no-referrer">\n'
 
 
