@@ -1817,13 +1817,18 @@ def connected(url: str, ca: Path, table_id: str = "", topics: tuple[str, ...] = 
     up = threading.Event()
 
     def on_connect(c, u, flags, reason, properties) -> None:
-        if not reason.is_failure:
-            for name in topics:
-                client.subscribe(name, qos=1)
+        if reason.is_failure:
+            return
+        if topics:
+            client.subscribe([(name, 1) for name in topics])
+        else:
             up.set()
 
-    client.on_connect, client.on_message = on_connect, heard
+    def on_subscribe(c, u, mid, reasons, properties) -> None:
+        up.set()  # the broker holds the subscriptions: what is published from now on reaches ``heard``
+
+    client.on_connect, client.on_subscribe, client.on_message = on_connect, on_subscribe, heard
     client.connect(settings.host, settings.port)
     client.loop_start()
-    wait_for(up.is_set, f"{settings.username} connected", 10)
+    wait_for(up.is_set, f"{settings.username} connected" + (" and subscribed" if topics else ""), 10)
     return client
