@@ -31,14 +31,13 @@ from pi_table.fleet.dashboard import (
     ATTEMPTS,
     ATTEMPTS_OVERALL,
     Dashboard,
-    Fleet,
     PasswordError,
-    activity,
     hash_password,
     read_password_file,
     write_password_file,
 )
 from pi_table.fleet.reporter import Reporter
+from pi_table.fleet.tables import Fleet, activity
 from pi_table.web.auth import secret_matches
 
 from helpers import self_signed, this_machines_address, wait_for
@@ -221,7 +220,7 @@ def test_a_table_that_ends_more_games_than_a_day_holds_is_counted_no_further():
     """A table's games today are kept to ``GAMES_A_DAY`` (a game takes minutes): one sending
     game overs without end, each a new id, costs the dashboard no more memory, and what it
     drops is counted on its row; another table's games still count."""
-    from pi_table.fleet.dashboard import GAMES_A_DAY
+    from pi_table.fleet.tables import GAMES_A_DAY
 
     fleet = Fleet(clock=lambda: NOON + 120)
     for n in range(GAMES_A_DAY + 25):

@@ -14,7 +14,7 @@ import pytest
 
 from pi_table.engine.endings import Termination
 from pi_table.fleet import schema
-from pi_table.fleet.dashboard import planned
+from pi_table.fleet.tables import planned
 from pi_table.night.book import Book, NightRefused
 from pi_table.night.games import Game
 from pi_table.night.recorder import Recorder
@@ -435,7 +435,7 @@ def test_a_game_recorded_sends_no_plan_and_a_plan_sent_again_makes_no_standings(
     message then waited out the dashboard's pause between two standings (``NIGHTS_EVERY_S``):
     some 100 ms of a game's way to the page. A game changes no plan, and a plan heard again
     changes nothing."""
-    from pi_table.fleet.dashboard import Fleet
+    from pi_table.fleet.tables import Fleet
 
     book = night(tmp_path)
     plans: list[dict | None] = []
@@ -457,7 +457,7 @@ def test_a_game_recorded_sends_no_plan_and_a_plan_sent_again_makes_no_standings(
 def test_a_plan_whose_history_does_not_hold_is_refused_by_a_follower_and_the_dashboard(tmp_path, caplog):
     """A host's plan carries its staff's history: one naming no round's pair, or withdrawing a
     team twice, is refused whole, never half applied (another table on the broker sends it)."""
-    from pi_table.fleet.dashboard import Fleet
+    from pi_table.fleet.tables import Fleet
 
     book = night(tmp_path)
     round_(book)

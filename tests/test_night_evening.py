@@ -934,7 +934,7 @@ def test_a_team_asks_for_a_bye_for_the_next_round_keeps_its_place_and_is_scored_
 
 
 def planned_follower(book: Book) -> Night:
-    from pi_table.fleet.dashboard import planned
+    from pi_table.fleet.tables import planned
 
     plan = schema.parse("plan", json.dumps(Recorder(book, "1").plan()).encode())
     follower = planned("1", plan)  # type: ignore[arg-type]

@@ -16,7 +16,7 @@ import pytest
 
 from pi_table import config
 from pi_table.engine.endings import Termination
-from pi_table.fleet.dashboard import Fleet
+from pi_table.fleet.tables import Fleet
 from pi_table.night.book import Book
 from pi_table.night.games import Game
 from pi_table.night.recorder import Recorder
@@ -230,7 +230,7 @@ def test_a_tables_messages_past_its_share_are_dropped_and_counted_on_its_row():
     every one. Each table has a share of what the dashboard reads (``SHARE_KB_S`` a second after
     a ``BURST_KB`` burst, a message counting at least 1 KB): past it a message is dropped
     unread and counted on the table's row, and another table is read as ever."""
-    from pi_table.fleet.dashboard import BURST_KB, SHARE_KB_S
+    from pi_table.fleet.tables import BURST_KB, SHARE_KB_S
 
     pace = [100.0]
     fleet = hosted(Fleet(pace=lambda: pace[0]))

@@ -42,7 +42,7 @@ from ..night.state import Night, fold
 from ..ui.i18n import say
 from ..web.night import night_trf, workbook
 from . import schema
-from .dashboard import ID_AFTER_S, named_at
+from .tables import ID_AFTER_S, named_at
 
 LEAGUE = "league"  # the first level of every league topic
 NIGHT_POINTS, PLACES = "night", "places"  # how a night scores for the season

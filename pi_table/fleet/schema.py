@@ -239,7 +239,7 @@ TERMINATION = maybe(Word(terminations))  # how a game ended; a table from before
 TIME, UPTIME = Time(), Number(0, 10**9)  # some thirty years at most
 LENGTH = Number(-(10**9), 10**9)  # a game's: below 0 when the table's clock was set back during it, still a game
 
-STATE = Record({  # the public view, as much of it as tells whether a game is in play (``dashboard.activity``)
+STATE = Record({  # the public view, as much of it as tells whether a game is in play (``tables.activity``)
     "board": maybe(Text(NAME)),
     "clue": Either(Number(0, 1000, whole=True), NAMED),  # a number, "unlimited" or none yet
     "phase": Either(Text(NAME), maybe(Number(0, 1000, whole=True))),  # a step's name; a phase may be a number
