@@ -1032,7 +1032,9 @@ def test_login_undo_new_game_config_and_logout_on_a_phone(tmp_path, browser, lan
         page.locator('#config input[name="timer.warn_s"]').fill("20")
         page.click(f"#config button:text('{words['save']}')")
         expect(page.locator("#message")).to_contain_text(words["saved"])
-        assert re.search(r"^warn_s = 20$", table.config.read_text(), re.MULTILINE) and restarts == [True]
+        assert re.search(r"^warn_s = 20$", table.config.read_text(), re.MULTILINE)
+        wait_for(lambda: restarts, "the restart asked for once the page had its answer (StaffPage.then_restart)")
+        assert restarts == [True]
 
         page.click("#logout")
         expect(page.locator("#login")).to_be_visible()
