@@ -1,6 +1,7 @@
 """A part's own thread, and the event that asks it to stop.
 
-The touch board's link, the board's emulator, the set-up's watch and the table's rounds each run
+The touch board's link, the control socket, the board's emulator, the set-up's watch and the
+table's rounds each run
 one loop on a thread of their own: ``start`` begins it, the loop looks at ``stopping`` (or waits
 on it, which wakes at once on ``stop``), and ``stop`` sets it and waits a bounded time for the loop
 to end. The thread is a daemon's, so a loop that does not end never holds the table's exit.
@@ -10,6 +11,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+
+
+def thread_ended(thread: threading.Thread | None, what: str) -> str | None:
+    """Says that ``what`` has died when its thread has ended; a thread not started says nothing."""
+    if thread is not None and thread.ident is not None and not thread.is_alive():
+        return f"{what}'s thread has ended"
+    return None
 
 
 class Worker:
@@ -25,9 +33,9 @@ class Worker:
         self.thread = threading.Thread(target=loop, name=self.name, daemon=True)
         self.thread.start()
 
-    def ended(self) -> bool:
-        """Whether the loop's thread, once started, has ended: the part no longer works."""
-        return self.thread is not None and self.thread.ident is not None and not self.thread.is_alive()
+    def ended(self, what: str) -> str | None:
+        """Says that ``what`` no longer works when the loop's thread, once started, has ended."""
+        return thread_ended(self.thread, what)
 
     def stop(self) -> None:
         """Ask the loop to end and wait for it; from the loop's own thread, only ask."""

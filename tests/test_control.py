@@ -174,7 +174,7 @@ def test_accept_failing_for_want_of_descriptors_is_retried(tmp_path, caplog):
             waits.append(server._accept_again - clock())
             if failed < 7:
                 clock.advance(waits[-1])
-        assert "Too many open files" in caplog.text and server._thread.is_alive()
+        assert "Too many open files" in caplog.text and server._worker.thread.is_alive()
     finally:
         for fd in fillers:
             os.close(fd)

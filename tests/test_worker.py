@@ -51,10 +51,10 @@ def test_stopping_a_worker_never_started_only_sets_its_event():
 
 def test_a_loop_that_ended_is_told_apart_from_one_not_started_or_running():
     worker = Worker("the-test-loop")
-    assert not worker.ended()  # not started: nothing has died
+    assert worker.ended("the test") is None  # not started: nothing has died
     go_on = threading.Event()
     worker.start(lambda: go_on.wait(30))
-    assert not worker.ended()
+    assert worker.ended("the test") is None
     go_on.set()
     worker.thread.join(5)
-    assert worker.ended()  # the daemon's watchdog hears of it (tests/test_control.py, break_touch_reader)
+    assert worker.ended("the test") == "the test's thread has ended"  # the watchdog hears of it (tests/test_control.py)

@@ -32,7 +32,8 @@ from ..engine.phrase import Phrase, Text
 from ..errors import PiTableError
 from ..files import TooDeep, read_json
 from ..hal.events import NotStarted
-from .notify import STALL_S, thread_ended
+from ..worker import Worker
+from .notify import STALL_S
 
 if TYPE_CHECKING:  # made at the first request: its import is a millisecond of every start
     from concurrent.futures import ThreadPoolExecutor
@@ -101,8 +102,8 @@ class ControlServer:
         self._socket: socket.socket | None = None
         self._selector: selectors.BaseSelector | None = None
         self._answerers: ThreadPoolExecutor | None = None
-        self._thread: threading.Thread | None = None
-        self._stopping = threading.Event()
+        self._worker = Worker("control-socket")
+        self._stopping = self._worker.stopping
         self._bound = False  # only a socket this server made is removed by stop()
         self._reading: dict[socket.socket, _Reading] = {}  # the serving thread's alone
         self._open = 0  # connections not yet closed, reading or being answered
@@ -150,8 +151,7 @@ class ControlServer:
         self._selector = selectors.DefaultSelector()
         self._selector.register(server, selectors.EVENT_READ)
         self._came_round = self._clock()
-        self._thread = threading.Thread(target=self._serve, name="control-socket", daemon=True)
-        self._thread.start()
+        self._worker.start(self._serve)
 
     def stop(self) -> None:
         self._stopping.set()
@@ -160,8 +160,7 @@ class ControlServer:
                 self._socket.shutdown(socket.SHUT_RDWR)  # wakes the serving thread's select
             except OSError:
                 pass
-        if self._thread is not None:
-            self._thread.join(timeout=2)
+        self._worker.stop()
         for connection in list(self._reading):
             self._stop_reading(connection)
             self._close(connection)
@@ -179,9 +178,9 @@ class ControlServer:
     def sickness(self) -> str | None:
         """Why the socket is not being served (its thread ended or stuck); None while it is,
         and when it was never started or has been stopped."""
-        if self._thread is None or self._stopping.is_set():
+        if self._worker.thread is None or self._stopping.is_set():
             return None
-        ended = thread_ended(self._thread, "the control socket")
+        ended = self._worker.ended("the control socket")
         if ended:
             return ended
         late = self._clock() - self._came_round

@@ -7,7 +7,7 @@ way out. Without ``NOTIFY_SOCKET`` (not under systemd) every call does nothing.
 A table whose loop runs is not yet a well table: the threads it needs besides (the control
 socket's, the companion's, the touch reader's) may have died or stuck. ``watchdog(sickness)``
 pings only while ``sickness()`` names nothing, so systemd restarts a sick table (which resumes
-its game from the journal); ``thread_ended`` and ``LoopHeartbeat`` are the checks it is made of.
+its game from the journal); ``worker.thread_ended`` and ``LoopHeartbeat`` are the checks it is made of.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
+
+from ..worker import thread_ended
 
 if TYPE_CHECKING:  # the companion's loop is asyncio's; the table itself never loads asyncio
     import asyncio
@@ -90,13 +92,6 @@ class Notifier:
         if self._socket is not None:
             self._socket.close()
             self._socket = None
-
-
-def thread_ended(thread: threading.Thread | None, what: str) -> str | None:
-    """Says that ``what`` has died when its thread has ended; a thread not started says nothing."""
-    if thread is not None and thread.ident is not None and not thread.is_alive():
-        return f"{what}'s thread has ended"
-    return None
 
 
 class LoopHeartbeat:

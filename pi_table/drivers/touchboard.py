@@ -296,7 +296,7 @@ class TouchBoardSource(TouchSource):
         self._close()
 
     def ended(self) -> str | None:
-        return "the touch board's thread has ended" if self._worker.ended() else None
+        return self._worker.ended("the touch board")
 
     def recalibrate(self, cells: list[int]) -> None:
         """Re-baseline the electrodes under ``cells``; cells without an electrode are skipped
