@@ -591,7 +591,8 @@ class StaffPage:
             section.script: section.scripts.joinpath(section.script).read_bytes()
             for section in self.sections if section.script}}
         """The page's scripts: its own, then its sections'."""
-        self._files = {name: static_file(name) for name in ("staff.html", *STYLES)}
+        self._files = {name: static_file(name) for name in STYLES}
+        self._body = static_file("staff.html").decode()
         self._head = '<link rel="stylesheet" href="/staff/static/staff.css">\n' + "".join(
             f'<script type="module" src="/staff/static/{name}"></script>\n' for name in self.scripts)
         """The page's style, then its scripts: ``staff.js``, then each section's."""
@@ -653,7 +654,7 @@ class StaffPage:
         for section in self.sections:
             if (first := section.first()) is not None:
                 raise web.HTTPSeeOther(first)
-        page = document(self.desk.language(), "pi-table: Staff", self._files["staff.html"].decode(), self._head)
+        page = document(self.desk.language(), "pi-table: Staff", self._body, self._head)
         return web.Response(text=page, content_type="text/html", headers=_PRIVATE)
 
     async def _static(self, request: web.Request) -> web.Response:

@@ -173,7 +173,8 @@ class SetupPage(Section[SetupDesk | None], name="setup", texts=SETUP_TEXTS):
         gate = page.gate
         self.door = Door("setup", lambda: None, COOKIE, "/setup",
                          Throttle(ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, gate.clock), gate.door.key, gate.turns)
-        self._files = {name: static_file(name) for name in ("setup.html", "setup.js")}
+        self._setup_js = static_file("setup.js")
+        self._body = static_file("setup.html").decode()
         self._one = asyncio.Lock()  # one set-up at a time: the second finds the table set up
         self._ticket: str | None = None  # what the phone that last asked for a stick's copy shows to see it
 
@@ -196,12 +197,12 @@ class SetupPage(Section[SetupDesk | None], name="setup", texts=SETUP_TEXTS):
         desk = self._waiting()
         if desk is None:
             raise web.HTTPSeeOther("/staff")
-        page = document(desk.language(), "pi-table: Set up this table", self._files["setup.html"].decode(),
+        page = document(desk.language(), "pi-table: Set up this table", self._body,
                         '<link rel="stylesheet" href="/staff/static/staff.css">\n<script src="/setup/static/setup.js" defer></script>\n')
         return web.Response(text=page, content_type="text/html", headers=PRIVATE)
 
     async def _script(self, request: web.Request) -> web.Response:
-        return web.Response(body=self._files["setup.js"], content_type="application/javascript")
+        return web.Response(body=self._setup_js, content_type="application/javascript")
 
     async def _words(self, request: web.Request) -> web.Response:
         lang = request.match_info["lang"]
