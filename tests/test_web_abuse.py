@@ -14,6 +14,7 @@ import resource
 import select
 import socket
 import ssl
+import sys
 import threading
 import time
 import urllib.request
@@ -58,15 +59,33 @@ def answer_of(connection: socket.socket, deadline_s: float = 5.0) -> bytes:
     return data
 
 
-def held(port: int) -> int:
-    """Connections a process holds open on its side of ``port``: ESTABLISHED, local port ``port``,
-    and owned by a file descriptor (inode 0 is one the kernel still queues for ``accept``)."""
+def held(port: int, host: str = "127.0.0.1") -> int:
+    """Connections a process holds open on the server's side of ``host``:``port``: ESTABLISHED,
+    that local address, and owned by a file descriptor (inode 0 is one the kernel still queues
+    for ``accept``). The address as well as the port: a client on another address may have the
+    same port."""
+    local = f"{int.from_bytes(socket.inet_aton(host), sys.byteorder):08X}:{port:04X}"  # /proc/net/tcp's form
     count = 0
     for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
         fields = line.split()
-        if int(fields[1].split(":")[1], 16) == port and fields[3] == "01" and fields[9] != "0":
+        if fields[1] == local and fields[3] == "01" and fields[9] != "0":
             count += 1
     return count
+
+
+def test_a_client_given_the_servers_port_on_another_address_is_not_counted_as_held():
+    """A flood's socket bound to 127.0.0.10 with port 0 may be given the listener's own port (the
+    addresses differ, so the kernel allows it). Counted among the server's, the flood's count is
+    one too many and the wait for it never ends (the likeliest cause of a fresh clone's 60 s wait
+    for 488 that never ended)."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+        with socket.socket() as client:
+            client.bind(("127.0.0.10", port))
+            client.connect(("127.0.0.1", port))
+            accepted, _ = listener.accept()
+            with accepted:
+                assert held(port) == 1
 
 
 def get(companion: Companion, path: str, address: str = "127.0.0.1") -> http.client.HTTPResponse:
