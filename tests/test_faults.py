@@ -16,16 +16,19 @@ from __future__ import annotations
 import json
 import os
 import random
+import threading
 import time
 
 import pytest
 
 from pi_table.daemon.control import ControlError, request
+from pi_table.drivers.touchboard import DISCONNECTED, USB_CABLE
 from pi_table.engine import EndTurn, GameRecord, Guess, Rules, Undo, make_game
+from pi_table.kinds import SerialDevice
 from pi_table.sim.systemd import FakeSystemd
 from pi_table.table import Session
 
-from helpers import EmulatedTable, electrode_of, wait_for
+from helpers import STAFF_CONFIG, EmulatedTable, electrode_of, service_daemon, wait_for
 
 pytestmark = pytest.mark.daemon
 
@@ -150,6 +153,51 @@ def test_unplugging_the_board_mid_turn_loses_nothing_and_play_goes_on(table):
         table.tap(cell)
         wait_for(lambda: table.status()["state"]["board"][cell] != "?", "a guess after the replug")
     assert table.status()["state"] == table.expected()
+
+
+def test_the_status_never_calls_the_board_ok_beside_the_warning_that_it_is_gone(tmp_path):
+    """The board answers again before the table's loop has heard so (a busy loop, a loaded Pi):
+    until then the table still shows the warning, so the status still names the fault; health and
+    warnings change together (CI saw "ok" beside "touch board disconnected"). In this process
+    (``service_daemon``) to hold the loop between the board's hello and the loop hearing of it."""
+    from pi_table.sim.emulator import BoardEmulator
+
+    emulator = BoardEmulator(link=tmp_path / "board")
+    emulator.start()
+    config = tmp_path / "config.toml"
+    config.write_text(STAFF_CONFIG)
+    daemon = service_daemon(config, touch_port=SerialDevice.parse(str(emulator.link)))
+    daemon.start()
+    runner = threading.Thread(target=daemon.run, daemon=True)
+    runner.start()
+    inside, held = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        inside.set()
+        held.wait(20)
+
+    try:
+        wait_for(lambda: daemon.commands.status()["health"]["touch"] == "ok", "the emulated board's hello")
+        emulator.unplug()
+        wait_for(lambda: daemon.commands.status()["warnings"], "the loop to hear of the unplug")
+        threading.Thread(target=daemon.loop.call, args=(hold, 30), daemon=True).start()
+        wait_for(inside.is_set, "the loop held")
+        emulator.plug()
+        wait_for(lambda: daemon.devices.touch.connected, "the board's hello while the loop is held")
+        time.sleep(0.2)  # the board's news posted meanwhile: it waits in the loop's queue
+        status = daemon.commands.status()
+        assert status["warnings"] == [DISCONNECTED.template]
+        assert status["health"]["touch"] == DISCONNECTED.template
+        assert status["advice"]["touch"] == USB_CABLE
+        held.set()
+        back = wait_for(lambda: (s := daemon.commands.status())["health"]["touch"] == "ok" and s, "the loop to hear the board")
+        assert back["warnings"] == [] and back["advice"] == {}
+    finally:
+        held.set()
+        daemon.stop()
+        runner.join(timeout=5)
+        daemon.close()
+        emulator.stop()
 
 
 def test_a_journal_that_fills_up_keeps_the_game_in_memory_and_says_so(tmp_path):

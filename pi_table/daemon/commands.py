@@ -164,6 +164,15 @@ class Commands:
             return CHANGING_GAMES
         return None if outcome.ok else outcome.reason
 
+    def _board_trouble(self, board: Any) -> Text | None:
+        """The board's fault as the table shows it: the loop's word while it still warns (a board
+        that answers again before the loop has heard so is not "ok" beside the warning that it is
+        gone), else the board's own trouble once it has said hello, else that it is connecting."""
+        fault = self.daemon.loop.faults.get("touch")
+        if fault is not None:
+            return fault
+        return board.trouble() if board.connected else "connecting"
+
     def health(self, lang: str = "en") -> dict[str, str]:
         """Each device's health: "ok", a healthy word, or "not working: " and why in ``lang``
         (a change on trial watches these alone, without the rest of the status)."""
@@ -172,7 +181,7 @@ class Commands:
             health[name] = NOT_WORKING + say(why, lang)
         board = self._board()
         if board is not None:
-            trouble = board.trouble() if board.connected else self.daemon.loop.faults.get("touch", "connecting")
+            trouble = self._board_trouble(board)
             health["touch"] = "ok" if trouble is None else say(trouble, lang)
         if "sound" in self.daemon.loop.faults:  # the audio output went missing after the start
             health["sound"] = f"not working: {say(self.daemon.loop.faults['sound'], lang)}"
@@ -185,7 +194,7 @@ class Commands:
         board = self._board()
         if board is not None:
             faults.pop("touch", None)
-            fault = board.trouble() if board.connected else self.daemon.loop.faults.get("touch")
+            fault = self._board_trouble(board)
             if fault is not None:
                 faults["touch"] = fault
         if not faults:
