@@ -323,6 +323,7 @@ def test_the_staff_page_orders_the_tie_breaks_asks_before_closing_over_a_table_a
                                                   "wins"])
         expect(board.locator("tr.standing").first).to_contain_text("1= ")
 
+        expect(page.locator("#night-still")).to_have_text("Still played: round 1 at table 1")  # what the close asks from
         page.click("#night-close")
         expect(page.locator("#night-state")).to_have_text("no night is open")
         assert asked[-1] == ("Still played at table 1: close the night anyway? A game there that ends after the close "

@@ -419,7 +419,7 @@ def test_the_owner_joins_a_wifi_from_the_staff_page_and_sees_the_answer_beside_t
         page.fill("#wifi-ssid", "Cafe")
         page.fill("#wifi-password", "espresso-42")
         page.locator("#wifi-form button[type=submit]").click()
-        page.locator("#owner-passphrase").wait_for()  # the owner's passphrase asked for, then the join done again
+        expect(page.locator("#owner-passphrase")).to_be_focused()  # the owner's passphrase asked for, then the join done again
         page.fill("#owner-passphrase", PASSPHRASE)
         page.locator("#owner-form button[type=submit]").click()
         expect(page.locator("#wifi-result")).to_have_text(re.compile("^The table joins Cafe"))

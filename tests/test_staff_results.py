@@ -46,8 +46,9 @@ def actions(page, table, tmp_path) -> dict[str, str]:
 
     volume = page.locator("#at-hand input[name='sound.volume']")
     volume.fill("0.5")
+    drawn = volume.element_handle()
     page.click("#at-hand button[type=submit]")  # the settings at hand apply when asked, not on a change
-    page.wait_for_timeout(1000)  # the page reads the settings again, and draws the settings at hand anew
+    page.wait_for_function("(field) => !field.isConnected", arg=drawn)  # the page read them again and drew them anew
     said["volume saved"] = result_of(page)
 
     timer = page.locator("#at-hand input[name='timer.length_s']")
