@@ -949,7 +949,17 @@ def owner_login(page, base: str) -> None:
     page.wait_for_selector("#desk:visible")
     page.fill("#owner-passphrase", OWNER_PASSPHRASE)
     page.click("#owner-form button")
-    page.wait_for_selector("#owner-end:visible")
+    owner_unlocked(page)
+
+
+def owner_unlocked(page) -> None:
+    """The page shows the owner's actions unlocked, as it has read them: "Lock them again" shows
+    from the page's start, so it alone proves nothing; the passphrase's form hides only once the
+    page has read that they are unlocked."""
+    from playwright.sync_api import expect
+
+    expect(page.locator("#owner-form")).to_be_hidden()
+    expect(page.locator("#owner-end")).to_be_visible()
 
 
 STAFF_CONFIG = ('[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'

@@ -14,7 +14,7 @@ import pytest
 from pi_table.ui.i18n import translation
 from pi_table.web import acts
 
-from helpers import InProcessDaemon, Staff, StaffTable, again, dealt_key, restarted, wait_for
+from helpers import InProcessDaemon, Staff, StaffTable, again, dealt_key, owner_unlocked, restarted, wait_for
 
 pytestmark = pytest.mark.daemon
 SECRET = "dash-secret-62"
@@ -183,7 +183,7 @@ def test_on_a_phone_the_dashboard_saved_says_its_result_once_the_table_is_back_a
         table = InProcessDaemon(made.config)
         expect(page.locator("#dashboard-result")).to_have_text(acts.SAVED, timeout=30_000)  # not "restarts": it has
         expect(page.locator("#dashboard-form")).to_be_visible()  # still unlocked: no passphrase asked again
-        expect(page.locator("#owner-end")).to_be_visible()
+        owner_unlocked(page)
     finally:
         page.close()
         table.close()

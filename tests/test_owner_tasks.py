@@ -60,6 +60,7 @@ from helpers import (
     DebianMachine,
     FakeNetworkManager,
     MosquittoUnit,
+    owner_unlocked,
     program,
     require_tools,
     run_first_boot,
@@ -392,11 +393,9 @@ class Owner:
 
     def unlock(self) -> None:
         """The owner's actions unlocked under Owner (a start locks them again)."""
-        from playwright.sync_api import expect
-
         self.page.fill("#owner-passphrase", self.passphrase)
         self.page.tap("#owner-form button")
-        expect(self.page.locator("#owner-end")).to_be_visible()
+        owner_unlocked(self.page)
 
     def logged_in(self, pin: str) -> None:
         from playwright.sync_api import expect
@@ -543,7 +542,7 @@ def test_the_owners_14_tasks_on_a_phone(tmp_path, browser, monkeypatch, lang):
         night = backup.Nightly(table.daemon.config, clock=lambda: 1_790_000_000.0).tick()  # a night in 2026
         assert night is not None
         page.reload()
-        expect(page.locator("#owner-end")).to_be_visible()  # still unlocked: the restore's restart was the owner's act's
+        owner_unlocked(page)  # still unlocked: the restore's restart was the owner's act's
         listed = page.locator("#nightly li").first
         expect(listed).to_contain_text(said["holds"])
         listed.locator("button").tap()
@@ -631,7 +630,7 @@ def test_the_owners_14_tasks_on_a_phone(tmp_path, browser, monkeypatch, lang):
         table.settled()  # the table on its own broker, as a trial
         expect(page.locator("#devices")).to_contain_text(said["broker ok"], timeout=LONG_S)
         expect(page.locator("#cafe-broker-result")).to_have_text(said["done"], timeout=LONG_S)  # after the restart
-        expect(page.locator("#owner-end")).to_be_visible()  # still unlocked: the restart was the owner's act's (62, 3)
+        owner_unlocked(page)  # still unlocked: the restart was the owner's act's (62, 3)
         expect(page.locator("#cafe-broker-line")).to_have_text(said["broker at"])
         expect(page.locator("#cafe-broker-tables")).to_contain_text(f"mqtts://bar-2@{NAME}.local:{table.mosquitto.port}")
         expect(page.locator("#dashboard-line")).to_have_text(said["no dashboard"])
@@ -643,7 +642,7 @@ def test_the_owners_14_tasks_on_a_phone(tmp_path, browser, monkeypatch, lang):
         table.settled()
         expect(page.locator("#dashboard-result")).to_have_text(said["saved, restarted"], timeout=LONG_S)  # its result, once back
         page.reload()
-        expect(page.locator("#owner-end")).to_be_visible()  # still unlocked, the page read again too
+        owner_unlocked(page)  # still unlocked, the page read again too
         expect(page.locator("#dashboard-line")).to_have_text(said["shows"])
         link = page.locator("#dashboard-link")
         expect(link).to_have_text(f"http://127.0.0.1:{dashboard_port}/")
@@ -657,7 +656,7 @@ def test_the_owners_14_tasks_on_a_phone(tmp_path, browser, monkeypatch, lang):
         expect(page.locator("#cafe-broker-result")).to_have_text(said["asked removal"])
         wait_for(lambda: "bar-2" not in table.mosquitto.broker.users(), "bar-2 off the broker", 60)
         table.settled()  # this table restarts to leave it out of the café's tables
-        expect(page.locator("#owner-end")).to_be_visible()
+        owner_unlocked(page)
         expect(page.locator("#cafe-broker-tables > li")).to_have_count(1, timeout=LONG_S)  # this table's alone
         expect(page.locator("#cafe-broker-tables")).not_to_contain_text("bar-2")
         assert "bar-2" not in table.config.read_text()

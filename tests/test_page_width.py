@@ -21,6 +21,7 @@ from helpers import (
     StaffService,
     StaffTable,
     dealt_key,
+    owner_unlocked,
     require_tools,
     staff_login,
     wait_for,
@@ -114,7 +115,7 @@ def test_the_staff_page_fits_a_phone_with_its_keys_its_night_and_every_long_word
         page.wait_for_selector("#keys-list code")
         page.fill("#owner-passphrase", OWNER_PASSPHRASE)
         page.click("#owner-form button")
-        page.wait_for_selector("#owner-end:visible")
+        owner_unlocked(page)
         page.wait_for_selector("#night-swap-one")
         assert filled(page, f"the staff page [{lang}]") == []
         teams = context.new_page()
