@@ -1022,6 +1022,40 @@ class InProcessDaemon:
         assert not self.runner.is_alive()
 
 
+class BoardTable:
+    """The daemon in this process on simulated devices but the emulated touch board (``emulator``,
+    started), its phones' pages open and a PIN set; ``key``: the game dealt on it, else a new one."""
+
+    def __init__(self, folder: Path, emulator, key: str | None = None, lang: str = "en") -> None:
+        from pi_table.kinds import SerialDevice
+        from pi_table.table import Session
+        from pi_table.web.staff import set_pin
+
+        self.config = folder / "config.toml"
+        self.config.write_text(STAFF_CONFIG + f'[game]\nlanguage = "{lang}"\n')
+        if key is not None:
+            rules = Rules()
+            Session(rules, key=make_game(rules).parse_key(key), journal_dir=folder / "journal").close()
+        set_pin(folder / "journal", STAFF_PIN)
+        self.daemon = service_daemon(self.config, touch_port=SerialDevice.parse(str(emulator.link)))
+        self.daemon.start()
+        self.runner = threading.Thread(target=self.daemon.run, daemon=True)
+        self.runner.start()
+        assert self.daemon.wait_for_phones() and self.daemon.companion is not None
+        self.base = self.daemon.companion.base_url
+        wait_for(lambda: self.daemon.devices.touch.connected, "the emulated board's hello")
+
+    def staff(self, lang: str = "en") -> Staff:
+        staff = Staff(self.base, lang)
+        assert staff.login()[0] == 200
+        return staff
+
+    def close(self) -> None:
+        self.daemon.stop()
+        self.runner.join(timeout=5)
+        self.daemon.close()
+
+
 class RestartedAsTheServiceIs:
     """For a state machine that runs one table in this process as ``pi-table run`` does
     (``service_daemon``, every start-up check on) in ``folder`` on ``config``: ``start`` and

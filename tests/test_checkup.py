@@ -6,53 +6,17 @@ board emulator's pty, as ``pi-table selftest`` and ``tune`` are tested."""
 from __future__ import annotations
 
 import random
-import threading
 import time
 
 import pytest
 
 from pi_table.config import trial
 from pi_table.engine import CELLS
-from pi_table.kinds import SerialDevice
 
-from helpers import STAFF_CONFIG, Staff, dealt_key, electrode_of, service_daemon, staff_login, wait_for
+from helpers import BoardTable, Staff, dealt_key, electrode_of, staff_login, wait_for
 from helpers import StaffTable as InProcessTable
 
 pytestmark = pytest.mark.daemon
-
-
-class BoardTable:
-    """The daemon in this process on simulated devices but the emulated touch board, a game dealt and a PIN set."""
-
-    def __init__(self, folder, emulator, key: str, lang: str = "en") -> None:
-        from pi_table.engine import Rules, make_game
-        from pi_table.table import Session
-        from pi_table.web.staff import set_pin
-
-        from helpers import STAFF_PIN
-
-        self.config = folder / "config.toml"
-        self.config.write_text(STAFF_CONFIG + f'[game]\nlanguage = "{lang}"\n')
-        rules = Rules()
-        Session(rules, key=make_game(rules).parse_key(key), journal_dir=folder / "journal").close()
-        set_pin(folder / "journal", STAFF_PIN)
-        self.daemon = service_daemon(self.config, touch_port=SerialDevice.parse(str(emulator.link)))
-        self.daemon.start()
-        self.runner = threading.Thread(target=self.daemon.run, daemon=True)
-        self.runner.start()
-        assert self.daemon.wait_for_phones() and self.daemon.companion is not None
-        self.base = self.daemon.companion.base_url
-        wait_for(lambda: self.daemon.devices.touch.connected, "the emulated board's hello")
-
-    def staff(self, lang: str = "en") -> Staff:
-        staff = Staff(self.base, lang)
-        assert staff.login()[0] == 200
-        return staff
-
-    def close(self) -> None:
-        self.daemon.stop()
-        self.runner.join(timeout=5)
-        self.daemon.close()
 
 
 @pytest.fixture

@@ -24,11 +24,10 @@ import pytest
 from pi_table.daemon.control import ControlError, request
 from pi_table.drivers.touchboard import DISCONNECTED, USB_CABLE
 from pi_table.engine import EndTurn, GameRecord, Guess, Rules, Undo, make_game
-from pi_table.kinds import SerialDevice
 from pi_table.sim.systemd import FakeSystemd
 from pi_table.table import Session
 
-from helpers import STAFF_CONFIG, EmulatedTable, electrode_of, service_daemon, wait_for
+from helpers import BoardTable, EmulatedTable, electrode_of, wait_for
 
 pytestmark = pytest.mark.daemon
 
@@ -159,17 +158,13 @@ def test_the_status_never_calls_the_board_ok_beside_the_warning_that_it_is_gone(
     """The board answers again before the table's loop has heard so (a busy loop, a loaded Pi):
     until then the table still shows the warning, so the status still names the fault; health and
     warnings change together (CI saw "ok" beside "touch board disconnected"). In this process
-    (``service_daemon``) to hold the loop between the board's hello and the loop hearing of it."""
+    (``BoardTable``) to hold the loop between the board's hello and the loop hearing of it."""
     from pi_table.sim.emulator import BoardEmulator
 
     emulator = BoardEmulator(link=tmp_path / "board")
     emulator.start()
-    config = tmp_path / "config.toml"
-    config.write_text(STAFF_CONFIG)
-    daemon = service_daemon(config, touch_port=SerialDevice.parse(str(emulator.link)))
-    daemon.start()
-    runner = threading.Thread(target=daemon.run, daemon=True)
-    runner.start()
+    table = BoardTable(tmp_path, emulator)
+    daemon = table.daemon
     inside, held = threading.Event(), threading.Event()
 
     def hold() -> None:
@@ -194,9 +189,7 @@ def test_the_status_never_calls_the_board_ok_beside_the_warning_that_it_is_gone(
         assert back["warnings"] == [] and back["advice"] == {}
     finally:
         held.set()
-        daemon.stop()
-        runner.join(timeout=5)
-        daemon.close()
+        table.close()
         emulator.stop()
 
 

@@ -281,24 +281,13 @@ def test_a_chip_reset_by_a_brown_out_shows_on_the_staff_pages_health_and_the_gam
     started as the service starts it on the emulated board, says so in the board's health on the
     staff page, in the page's language. A chip that then stops answering comes before it there,
     with the advice of that fault (its joints, its cards), not of an unplugged board's cable."""
-    from pi_table.web.staff import set_pin
-
-    from helpers import STAFF_CONFIG, STAFF_PIN, Staff, service_daemon
+    from helpers import BoardTable
 
     emulator = BoardEmulator(link=tmp_path / "board")
     emulator.start()
-    config = tmp_path / "config.toml"
-    config.write_text(STAFF_CONFIG)
-    set_pin(tmp_path / "journal", STAFF_PIN)
-    daemon = service_daemon(config, touch_port=SerialDevice.parse(str(emulator.link)))
-    daemon.start()
-    runner = threading.Thread(target=daemon.run, daemon=True)
-    runner.start()
+    table = BoardTable(tmp_path, emulator)
     try:
-        assert daemon.wait_for_phones() and daemon.companion is not None
-        wait_for(lambda: daemon.devices.touch.connected, "the emulated board's hello")
-        staff = Staff(daemon.companion.base_url, lang)
-        assert staff.login()[0] == 200
+        staff = table.staff(lang)
 
         def touch_device() -> dict[str, str]:
             status, answer = staff.call("GET", "/staff/api/health")
@@ -311,16 +300,14 @@ def test_a_chip_reset_by_a_brown_out_shows_on_the_staff_pages_health_and_the_gam
         assert words not in touch_health()
         emulator.brownout(1)
         wait_for(lambda: words in touch_health(), "the reset chip in the board's health", timeout=5)
-        assert daemon.devices.touch.connected
+        assert table.daemon.devices.touch.connected
         assert emulator.chips[1].read_register(0x5E) == 0x8F  # running again, as set up
         emulator.cut_chip(2)
         wait_for(lambda: silent in touch_health(), "the silent chip in the board's health", timeout=5)
         advice = touch_device()["advice"]
         assert advice.startswith(joints) and "2, 7, 12" in advice and "USB" not in advice, advice
     finally:
-        daemon.stop()
-        runner.join(timeout=5)
-        daemon.close()
+        table.close()
         emulator.stop()
 
 
