@@ -3,7 +3,9 @@ software built from it (the configuration's defaults, the firmware) agreeing wit
 
 from __future__ import annotations
 
+import gettext
 import importlib.util
+import io
 import math
 import re
 import shutil
@@ -23,6 +25,7 @@ from pi_table.hardware.tools import enclosure, guide, heat, latency, wiring
 from pi_table.config import build, defaults
 from pi_table.drivers import buttons as buttons_driver
 from pi_table.drivers.settings import PINS as WS281X_PINS
+from pi_table.ui.i18n import translation
 from pi_table.ui.pixels import PowerLimit
 
 from helpers import require_tools
@@ -332,13 +335,14 @@ def test_the_corner_rule_catches_a_corner_named_from_one_side():
 def test_a_pi_installs_the_pinout_and_none_of_the_build_tools(tmp_path):
     """The wheel pip builds from a copy of the checkout, as systemd/install.sh has it do on a Pi:
     the pinout the configuration's defaults come from, and nothing of hardware/tools/ (the
-    enclosure's evaluator, the netlist rules, the guide's builder) nor the bill of materials."""
+    enclosure's evaluator, the netlist rules, the guide's builder) nor the bill of materials; and
+    the Italian catalogue compiled by the build from its .po (git keeps no .mo: issue 77)."""
     copy = tmp_path / "checkout"
     copy.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, copy / name)
-    for name in ("pi_table", "firmware", "hardware"):
-        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pi_table", "firmware", "hardware", "build_backend"):
+        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__", "*.mo"))
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--disable-pip-version-check", "--no-deps",
                            "--wheel-dir", str(tmp_path / "wheel"), str(copy)],
                           capture_output=True, text=True, timeout=600)
@@ -348,7 +352,10 @@ def test_a_pi_installs_the_pinout_and_none_of_the_build_tools(tmp_path):
     (wheel,) = (tmp_path / "wheel").glob("*.whl")
     with zipfile.ZipFile(wheel) as archive:
         installed = sorted(name for name in archive.namelist() if name.startswith("pi_table/hardware/"))
+        compiled = archive.read("pi_table/ui/locale/it/LC_MESSAGES/pi_table.mo")
     assert installed == [f"pi_table/hardware/{name}" for name in ("__init__.py", "pinout.py", "pinout.toml")]
+    italian = gettext.GNUTranslations(io.BytesIO(compiled))
+    assert italian.gettext("Undo") != "Undo" and italian.gettext("Undo") == translation("it").gettext("Undo")
 
 
 def test_every_row_a_maker_must_order_by_its_number_names_one():

@@ -9,10 +9,14 @@ number takes its plural form, in English and in Italian.
 from __future__ import annotations
 
 import gettext
+import io
+import subprocess
+from pathlib import Path
 
 import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import read_mo
+from babel.messages.pofile import read_po
 
 from pi_table.engine import Team
 from pi_table.engine.phrase import Phrase
@@ -21,6 +25,7 @@ from pi_table.fleet.schema import Text as TextField
 from pi_table.ui import i18n, messages
 
 RUN = "run: python -m pi_table.ui.messages"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def said(catalog) -> list[tuple]:
@@ -32,7 +37,8 @@ def said(catalog) -> list[tuple]:
 
 @pytest.mark.slow  # some 5 s of CPU by itself: out of ./dev test (issue 40)
 def test_the_template_is_what_babel_extracts_from_the_sources():
-    assert said(messages.read_catalogue(messages.TEMPLATE)) == said(messages.template()), RUN
+    written = read_po(io.BytesIO(messages.rendered(messages.template())))  # in the order a file keeps
+    assert said(messages.read_catalogue(messages.TEMPLATE)) == said(written), RUN
 
 
 def test_the_italian_catalogue_follows_the_template_with_every_entry_translated():
@@ -193,3 +199,53 @@ def test_the_dashboard_counts_its_tables_in_the_page_with_both_forms():
              for n in (1, 2)]
     assert [form.format(online=n, count=3) for n, form in zip((1, 2), forms, strict=True)] == [
         "1 tavolo collegato su 3", "2 tavoli collegati su 3"]
+
+
+def _branch_adds(english: str, italian: str) -> tuple[bytes, bytes]:
+    """The template and the Italian catalogue as ``python -m pi_table.ui.messages`` writes them on a
+    branch whose code says one new sentence, translated by hand."""
+    made = messages.read_catalogue(messages.TEMPLATE)
+    made.add(english, locations=[("pi_table/engine/game.py", None)])
+    po = messages.read_catalogue(messages.po_path("it"), "it")
+    messages.merge(po, made)
+    po[english].string = italian
+    return messages.rendered(made), messages.rendered(po)
+
+
+@pytest.mark.slow  # Babel reads and writes the whole catalogue six times: seconds
+def test_two_branches_that_add_different_sentences_merge_without_a_conflict(tmp_path):
+    """Issue 77: the catalogues were the most changed files, dated afresh at every run and kept in
+    the order of the sources, so any two branches that added a word met in a conflict. Now each is
+    sorted by its English and undated: two branches' new sentences merge as git merges text."""
+    names = ("pi_table.pot", "pi_table.po")
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t.invalid"]
+
+    def commit(files: tuple[bytes, bytes], message: str) -> None:
+        for name, content in zip(names, files, strict=True):
+            (tmp_path / name).write_bytes(content)
+        subprocess.run([*git, "commit", "-q", "-a", "-m", message], check=True)
+
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    for name, path in zip(names, (messages.TEMPLATE, messages.po_path("it")), strict=True):
+        (tmp_path / name).write_bytes(path.read_bytes())
+    subprocess.run([*git, "add", *names], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
+    for file in (messages.TEMPLATE, messages.po_path("it")):
+        assert not any(line.startswith(messages.UNDATED) for line in file.read_bytes().splitlines()), file
+    subprocess.run([*git, "checkout", "-q", "-b", "one"], check=True)
+    commit(_branch_adds("A cat sits on the grid", "Un gatto siede sulla griglia"), "one")
+    subprocess.run([*git, "checkout", "-q", "main"], check=True)
+    commit(_branch_adds("The wind moves the cards", "Il vento muove le carte"), "two")
+    merged = subprocess.run([*git, "merge", "-q", "one", "-m", "both"], capture_output=True, text=True)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    po = messages.parse_po((tmp_path / "pi_table.po").read_text(encoding="utf-8"))
+    assert po["A cat sits on the grid"] == "Un gatto siede sulla griglia"
+    assert po["The wind moves the cards"] == "Il vento muove le carte"
+    template = read_po(io.BytesIO((tmp_path / "pi_table.pot").read_bytes()))
+    assert {"A cat sits on the grid", "The wind moves the cards"} <= {message.id for message in template}
+
+
+def test_git_keeps_no_compiled_catalogue():
+    """The .mo is made by every build (build_backend/), never committed (issue 77)."""
+    listed = subprocess.run(["git", "ls-files", "--", "*.mo"], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert listed.stdout == ""

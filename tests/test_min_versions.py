@@ -38,7 +38,7 @@ pytestmark = [pytest.mark.tool, pytest.mark.slow]
 # extras are not the table's. An extra in neither list fails the test until it is placed.
 EXTRAS = ("screen", "gpio", "leds-pi4", "leds-pi5")
 TOOLS = ("emulator", "test", "dev", "docs")
-BUILD = ("setuptools>=70.1",)  # builds this checkout in the venv without fetching a build environment
+BUILD = ("setuptools>=70.1", "babel>=2.12")  # builds this checkout in the venv without fetching a build environment
 # Modules not imported: each needs what no table has. Any other module that imported one of
 # them at its top would fail to import itself (the table's own load them lazily).
 SKIP = {
@@ -108,7 +108,7 @@ def oldest(tmp_path_factory) -> Path:
         copy = tmp_path_factory.mktemp("checkout")
         for name in ("pyproject.toml", "README.md"):
             shutil.copy(ROOT / name, copy / name)
-        for name in ("pi_table", "firmware", "hardware"):
+        for name in ("pi_table", "firmware", "hardware", "build_backend"):
             shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
         run(venv / "bin" / "python", "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps",
             "--no-build-isolation", "--force-reinstall", str(copy), what="pip install of this checkout")

@@ -8,7 +8,8 @@ msgid, so ``say`` translates them by meaning, never by matching the English sent
 sentence that says a number (``Phrase.counting``) takes the language's plural form (``ngettext``).
 
 This is what the table runs: it reads the ``.mo`` files with the standard library's gettext.
-Making them (``python -m pi_table.ui.messages``, with Babel) is a checkout's job, in its own room.
+Making them is a build's job (build_backend/, with Babel: every wheel and install compiles them,
+git keeps only the ``.po``), and ``python -m pi_table.ui.messages`` does it in a checkout.
 """
 from __future__ import annotations
 
@@ -68,6 +69,10 @@ class UnknownLanguage(PiTableError, ValueError):
     """A language the table does not speak (one of ``LANGUAGES``), asked by a setting or a page."""
 
 
+class UncompiledCatalogue(PiTableError, FileNotFoundError):
+    """A language's ``.mo`` that no build made: the package was copied from a checkout, not installed."""
+
+
 @cache
 def translation(lang: str) -> gettext.NullTranslations:
     """The catalogue for ``lang``; English is the msgids themselves."""
@@ -75,7 +80,12 @@ def translation(lang: str) -> gettext.NullTranslations:
         raise UnknownLanguage(f"the screen speaks {' or '.join(LANGUAGES)}, not {lang!r}")
     if lang == "en":
         return gettext.NullTranslations()
-    catalogue = gettext.translation(DOMAIN, localedir=LOCALE_DIR, languages=[lang], class_=_Catalogue)
+    try:
+        catalogue = gettext.translation(DOMAIN, localedir=LOCALE_DIR, languages=[lang], class_=_Catalogue)
+    except FileNotFoundError:
+        raise UncompiledCatalogue(
+            f"the {lang} catalogue ({DOMAIN}.mo) was never compiled from its .po: install pi-table with pip, "
+            "which compiles it (build_backend/), or in a checkout run python -m pi_table.ui.messages") from None
     assert isinstance(catalogue, _Catalogue)  # for the type checker: class_ made it
     catalogue.rule = EUPHONY.get(lang)
     return catalogue

@@ -1,5 +1,6 @@
 """The catalogues' making, in a checkout: the messages the sources mark, the checks on them, and
-the ``.po`` and ``.mo`` files built with Babel (the table only reads the ``.mo``: pi_table.ui.i18n).
+the ``.po`` files made with Babel (the table only reads the ``.mo`` that every build compiles from
+them, build_backend/: pi_table.ui.i18n).
 
 ``python -m pi_table.ui.messages`` extracts the template ``locale/pi_table.pot`` from the sources
 as babel.cfg says (``extract_sentences`` reads the Python files, ``pi_table.web.texts.extract_page``
@@ -11,13 +12,14 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib.util
 import io
 import re
 import tomllib
 from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 from typing import IO, TYPE_CHECKING, TypeAlias
 
 if TYPE_CHECKING:
@@ -238,13 +240,19 @@ HEADER = """\
 
 
 def rendered(catalog: Catalog) -> bytes:
-    """``catalog`` as a .po (or .pot) file: each message on one line, where it is said by file
-    (not by line, so moving code does not change the catalogue)."""
+    """``catalog`` as a .po (or .pot) file: each message on one line, in the order of its English
+    and where it is said by file (not by line), with no date in its head. So two branches that add
+    different sentences change different lines and merge cleanly, and moving code or making the
+    catalogue again on another day changes nothing (issue 77)."""
     from babel.messages.pofile import write_po
 
     file = io.BytesIO()
-    write_po(file, catalog, width=0, include_lineno=False, include_previous=True)
-    return file.getvalue()
+    write_po(file, catalog, width=0, include_lineno=False, include_previous=True, sort_output=True)
+    return b"".join(line for line in file.getvalue().splitlines(keepends=True) if not line.startswith(UNDATED))
+
+
+UNDATED = (b'"POT-Creation-Date: ', b'"PO-Revision-Date: ')
+"""The head's lines Babel dates with the day the file was written: left out of every catalogue."""
 
 
 def read_catalogue(path: Path, lang: str | None = None) -> Catalog:
@@ -287,28 +295,35 @@ def main(argv: list[str] | None = None) -> None:
     argparse.ArgumentParser(
         prog="python -m pi_table.ui.messages",
         description="Extract the messages (locale/pi_table.pot), merge them into each language's .po and compile the "
-                    ".mo files gettext reads. Needs Babel (the test extra).").parse_args(argv)
-    from babel.messages.mofile import write_mo
-
+                    ".mo files gettext reads (as every build does: build_backend/). Needs Babel (the test "
+                    "extra).").parse_args(argv)
     made = template()
-    if TEMPLATE.exists():
-        made.creation_date = read_catalogue(TEMPLATE).creation_date  # the date of its last change
     if not TEMPLATE.exists() or rendered(made) != TEMPLATE.read_bytes():
-        made.creation_date = datetime.now(UTC)
         TEMPLATE.write_bytes(rendered(made))
         print(f"wrote {TEMPLATE}")
     for lang in LANGUAGES[1:]:
         path = po_path(lang)
         catalog = read_catalogue(path, lang)  # read just before writing: another hand may have appended to it
         merge(catalog, made)
-        catalog.revision_date, catalog.last_translator, catalog.msgid_bugs_address = made.creation_date, WHO, WHO
+        catalog.last_translator, catalog.msgid_bugs_address = WHO, WHO
         catalog.language_team = f"{lang}: {WHO}"
         path.write_bytes(rendered(catalog))
-        with open(path.with_suffix(".mo"), "wb") as file:
-            write_mo(file, catalog)
-        print(f"wrote {path} and {path.with_suffix('.mo').name}")
+        print(f"wrote {path}")
         for english in untranslated(catalog):
             print(f"  {lang} needs its translation, by hand: {english!r}")
+    for compiled in _catalogues().compile_catalogues(LOCALE_DIR):
+        print(f"wrote {compiled}")
+
+
+def _catalogues() -> ModuleType:
+    """The build backend's ``pi_table_catalogues``, which compiles the .mo at every build: the same
+    function here, loaded from the checkout (it is no part of the installed package)."""
+    path = CHECKOUT / "build_backend" / "pi_table_catalogues.py"
+    spec = importlib.util.spec_from_file_location("pi_table_catalogues", path)
+    assert spec is not None and spec.loader is not None, path  # a file's spec always has its loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 if __name__ == "__main__":
