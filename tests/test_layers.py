@@ -476,7 +476,7 @@ ROOMS = {
     "release": ["layout", "service_user", "network", "broker", "wheels", "keys", "bundle", "stick", "requests", "first_boot", "lock",
                 "system", "helper",
                 "desk"],
-    "ui": ["i18n", "messages", "words", "orientation", "mounting", "pixels", "leds", "canvas", "codex_turns", "cues", "grid_sound",
+    "ui": ["i18n", "tell", "messages", "words", "orientation", "mounting", "pixels", "leds", "canvas", "codex_turns", "cues", "grid_sound",
            "codex_sound", "codex_leds", "screen", "codex_screen", "selftest", "tune_lines", "tune", "setup_screen",
            "games", "screens", "sound"],
 }

@@ -654,7 +654,7 @@ class Nightly(Rounds):
         super().__init__(every_s)
         self.config, self.clock, self.keep, self.most = config, clock, keep, most
         self.copies = tuple(copies)  # where else each night's backup goes, off the SD card (``offsite``)
-        self.failed: str | None = None  # why the last night's backup could not be made, until one is (``notices``)
+        self.failed: Exception | None = None  # why the last night's backup could not be made, until one is (``notices``)
 
     def due(self) -> bool:
         """Whether no backup was made since the last quiet hour."""
@@ -682,7 +682,7 @@ class Nightly(Rounds):
         except (OSError, BadBackup) as e:
             why = e.phrase if isinstance(e, BadBackup) else Phrase.of(
                 "the nightly backup cannot be made in {path}: {error}", path=str(where), error=e.strerror or str(e))
-            self.failed = str(getattr(e, "strerror", None) or e)  # until one is made: the owner is told (``notices``)
+            self.failed = e  # until one is made: the owner is told (``notices``), in words of its own
             failed("nightly", why)
             return None
         self.failed = None

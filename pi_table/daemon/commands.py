@@ -177,26 +177,31 @@ class Commands:
         """Each device's health: "ok", a healthy word, or "not working: " and why in ``lang``
         (a change on trial watches these alone, without the rest of the status)."""
         health = dict(self.daemon.devices.health)
-        for name, why in list(self.daemon.devices.why.items()):  # a copy: paho's thread may change it meanwhile
-            health[name] = NOT_WORKING + say(why, lang)
         board = self._board()
         if board is not None:
-            trouble = self._board_trouble(board)
-            health["touch"] = "ok" if trouble is None else say(trouble, lang)
-        if "sound" in self.daemon.loop.faults:  # the audio output went missing after the start
-            health["sound"] = f"not working: {say(self.daemon.loop.faults['sound'], lang)}"
+            health["touch"] = "ok"
+        for name, why in self.device_faults().items():
+            health[name] = say(why, lang) if board is not None and name == "touch" else NOT_WORKING + say(why, lang)
         return health
+
+    def device_faults(self) -> dict[str, Text]:
+        """Each device not working and why, as the table's words say it (``health`` in a
+        language; the owner's notifications, which say it their own way)."""
+        faults = dict(self.daemon.devices.why)  # a copy: paho's thread may change it meanwhile
+        board = self._board()
+        if board is not None:
+            faults.pop("touch", None)
+            trouble = self._board_trouble(board)
+            if trouble is not None:
+                faults["touch"] = trouble
+        if "sound" in self.daemon.loop.faults:  # the audio output went missing after the start
+            faults["sound"] = self.daemon.loop.faults["sound"]
+        return faults
 
     def advice(self, lang: str = "en") -> dict[str, str]:
         """What to do about a device's fault where the fault says it better than the device's
         name can (a silent chip: its joints and its cards, not the board's USB cable), in ``lang``."""
-        faults: dict[str, Text] = dict(self.daemon.devices.why)
-        board = self._board()
-        if board is not None:
-            faults.pop("touch", None)
-            fault = self._board_trouble(board)
-            if fault is not None:
-                faults["touch"] = fault
+        faults = self.device_faults()
         if not faults:
             return {}
         from ..drivers.touchboard import advice_for  # the board's words: loaded only once there is a fault

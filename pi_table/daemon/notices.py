@@ -14,6 +14,11 @@ kept in the journal folder (``SENT_FILE``), so a restart does not send again wha
 ``Outbox`` sends on its own thread, each message within ``SEND_S``: neither the table loop nor a
 web thread ever waits on a service, and a failing or slow one leaves its reason on the staff page
 (``last``). A message says what happened on this table, never the key, a password or the URL.
+
+Every message is a ``ui.tell.Message`` of one of the kinds below, said in the table's language
+when it is sent (a change of language on the staff page is the next message's): a helper's code
+is a kind of its own, a system error one reason of a closed list (its own words are the log's),
+a number grouped as the language groups it.
 """
 
 from __future__ import annotations
@@ -34,12 +39,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .. import version
 from ..config.schema import NOTICE_EVENTS
 from ..engine.errors import Refusal
-from ..engine.phrase import N_, Phrase
+from ..engine.phrase import N_, Phrase, Text
 from ..files import read_json, write_private
-from ..hal.events import NOT_WORKING, is_fault
+from ..hal.events import not_working
 from ..release import stick, system
 from ..release.layout import HOME, Releases, act_note
 from ..ui.i18n import say
+from ..ui.tell import Kind, Message, Name, Reason, Said, because, words
 from . import offsite
 
 if TYPE_CHECKING:
@@ -70,20 +76,26 @@ OLD_NEWS = ("update:", "security:", "rollback:")  # the notes a table finds at i
 SENT_FILE = "notices.sent"  # in the journal folder: what was told, and the last message's outcome
 RUNNING_FILE = "notices.running"  # in the journal folder while the table runs: found at a start, a crash came before
 
-TITLE = N_("Table {table}")
-TEST = N_("A test from table {table}: the owner's notifications arrive here.")
-DEVICE = N_("A device is not working: {why}")
-CRASHED = N_("The table restarted after a crash; it resumed its game.")
-ROLLED_BACK = N_("A change of settings was rolled back: {why}")
-UPDATED = N_("The table now runs version {version}.")
-UPDATE_FAILED = N_("An update failed: {why}")
-SECURITY_DONE = N_("The security updates were applied ({outcome}).")
-SECURITY_FAILED = N_("The security updates failed ({outcome}).")
-BACKUP_FAILED = N_("The nightly backup could not be made: {why}")
-OFFSITE_FAILED = N_("The nightly backup could not be copied to the network place: {why}")
-STICK_FAILED = N_("The nightly backup could not be written to the USB stick: {why}")
-DISK_FULL = N_("The SD card is nearly full: {percent}% used, {free} MB free.")
-NIGHT_CLOSED = N_("The game night {name} closed. Winners: {winners}")
+TITLE = Kind.of("", N_("Table {table}"), table=Name)
+TEST = Kind.of("", N_("A test from table {table}: the owner's notifications arrive here."), table=Name)
+DEVICE = Kind.of("device", N_("Device fault: {fault}"), fault=Phrase)
+CRASHED = Kind.of("restart", N_("The table restarted after a crash; it resumed its game."))
+ROLLED_BACK = Kind.of("restart", N_("A change of settings was rolled back: {why}"), why=Said)
+UPDATED = Kind.of("update", N_("The table now runs version {version}."), version=Name)
+UPDATE_FAILED = Kind.of("update", N_("An update failed: {why}"), why=Phrase)
+SECURITY_NOTHING = Kind.of("update", N_("No security update was waiting: the system is up to date."))
+SECURITY_DONE = Kind.of("update", N_("The security updates were applied."))
+SECURITY_FAILED = Kind.of("update", N_("The security updates failed: {why}"), why=Phrase)
+BACKUP_FAILED = Kind.of("backup", N_("The nightly backup could not be made: {why}"), why=Phrase)
+OFFSITE_FAILED = Kind.of("backup", N_("The nightly backup could not be copied to the network place: {why}"),
+                         why=Phrase)
+STICK_FAILED = Kind.of("backup", N_("The nightly backup could not be written to the USB stick: {why}"), why=Phrase)
+DISK_FULL = Kind.of("disk", N_("The SD card is nearly full: {percent}% used, {free} MB free."), percent=int, free=int)
+NIGHT_CLOSED = Kind.of("night", N_("The game night {name} closed. At the top of the standings: {winners}"),
+                       name=Name, winners=tuple)
+NIGHT_EMPTY = Kind.of("night", N_("The game night {name} closed with no game played."), name=Name)
+SECURITY = {"nothing": SECURITY_NOTHING, "done": SECURITY_DONE}
+"""The security run's outcomes that went well, by the helper's code for them; any other failed."""
 NO_URL = N_("no notifications' address is set: paste one and save it first")
 FAILED = N_("the service did not take the message: {why}")
 SLOW = N_("the service did not answer within {seconds} s")
@@ -101,7 +113,8 @@ class Table(Protocol):
     def helper(self) -> Helped | None:
         """Its root helper, which notes how its acts ended in ``home``."""
 
-    def health(self, lang: str = "en") -> dict[str, str]: ...
+    def device_faults(self) -> dict[str, Text]:
+        """Each device not working, and why (in the table's words: a sentence, or the system's own)."""
 
 
 class Helped(Protocol):
@@ -181,18 +194,19 @@ class Heard(logging.Handler):
 class Outbox:
     """The messages on their way, sent one at a time on a thread of their own."""
 
-    def __init__(self, url: Callable[[], NoticeUrl | None], title: str, on_sent: Callable[[dict[str, Any]], None],
-                 send_s: float | None = None) -> None:
-        self.url, self.title, self.on_sent, self.send_s = url, title, on_sent, send_s or SEND_S
-        self._queue: queue.Queue[tuple[str, NoticeUrl | None, threading.Event | None]] = queue.Queue(QUEUE_MOST)
+    def __init__(self, url: Callable[[], NoticeUrl | None], title: Message, lang: Callable[[], str],
+                 on_sent: Callable[[dict[str, Any]], None], send_s: float | None = None) -> None:
+        self.url, self.title, self.lang, self.on_sent, self.send_s = url, title, lang, on_sent, send_s or SEND_S
+        self._queue: queue.Queue[tuple[Message, NoticeUrl | None, threading.Event | None]] = queue.Queue(QUEUE_MOST)
         self._thread = threading.Thread(target=self._run, name="notices", daemon=True)
         self.last: dict[str, Any] | None = None  # the last message's outcome: at, ok, why
 
     def start(self) -> None:
         self._thread.start()
 
-    def put(self, body: str, url: NoticeUrl | None = None, done: threading.Event | None = None) -> None:
-        """``body`` to be sent (to ``url``, else the one set); never waits: a full queue drops its oldest."""
+    def put(self, body: Message, url: NoticeUrl | None = None, done: threading.Event | None = None) -> None:
+        """``body`` to be sent (to ``url``, else the one set), in the table's language when it goes;
+        never waits: a full queue drops its oldest."""
         while True:
             try:
                 self._queue.put_nowait((body, url, done))
@@ -211,8 +225,10 @@ class Outbox:
             if done is not None:
                 done.set()
 
-    def _send(self, body: str, url: NoticeUrl | None) -> dict[str, Any]:
+    def _send(self, message: Message, url: NoticeUrl | None) -> dict[str, Any]:
         """One message sent, waited for ``send_s`` at most (Apprise's own wait runs on beside)."""
+        lang = self.lang()
+        title, body = words(self.title, lang), words(message, lang)
         if url is None:
             return {"at": time.time(), "ok": False, "why": NO_URL, "args": {}}
         outcome: dict[str, Any] = {}
@@ -226,7 +242,7 @@ class Outbox:
             heard.propagate = False  # its lines may name the service's host or topic: the owner's page alone hears them
             heard.addHandler(said)
             try:
-                ok = sender.notify(title=self.title, body=body)
+                ok = sender.notify(title=title, body=body)
             finally:
                 heard.removeHandler(said)
             outcome.update(ok=bool(ok), why=said.lines[-1][-200:] if said.lines else "")
@@ -249,7 +265,6 @@ class Watch:
                  clock: Callable[[], float] = time.time) -> None:
         self.daemon, self.poll_s, self.home, self.clock = daemon, poll_s or polled_every(), home, clock
         config = daemon.config
-        self.lang = config.language
         self.journal = config.paths.journal_dir
         self.url = read_url(config)
         self.events = chosen(config)
@@ -260,9 +275,15 @@ class Watch:
         self._held: set[str] = set()  # the conditions present at the last look
         self._night: Any = None  # the night open here at the last look
         self.table = config.fleet.table_id or os.uname().nodename  # the name the owner knows it by
-        self.outbox = Outbox(lambda: self.url, say(Phrase.of(TITLE, table=self.table), self.lang), self._keep_last)
+        self.outbox = Outbox(lambda: self.url, Message.of(TITLE, table=Name(self.table)), lambda: self.lang,
+                             self._keep_last)
         self._thread = threading.Thread(target=self._run, name="notices-watch", daemon=True)
-        self._once: dict[str, tuple[str, Phrase]] = self._at_start()
+        self._once: dict[str, Message] = self._at_start()
+
+    @property
+    def lang(self) -> str:
+        """The table's language now: a change on the staff page is the next message's."""
+        return self.daemon.config.language
 
     # --- what was told, kept across restarts ---
 
@@ -296,79 +317,80 @@ class Watch:
 
     # --- the conditions ---
 
-    def _at_start(self) -> dict[str, tuple[str, Phrase]]:
+    def _at_start(self) -> dict[str, Message]:
         """The one-off events a start finds: a crash before it (the running mark left), a new version."""
-        found: dict[str, tuple[str, Phrase]] = {}
+        found: dict[str, Message] = {}
         running = self.journal / RUNNING_FILE
         if running.exists():
-            found[f"crash:{running.stat().st_mtime:.0f}"] = ("restart", Phrase.of(CRASHED))
+            found[f"crash:{running.stat().st_mtime:.0f}"] = Message.of(CRASHED)
         try:
             write_private(running, b"")
         except OSError:
             pass
         now = version()
         if self._sent.get("version") not in (None, now):
-            found[f"version:{now}"] = ("update", Phrase.of(UPDATED, version=now))
+            found[f"version:{now}"] = Message.of(UPDATED, version=Name(now))
         self._sent["version"] = now
         self._write()
         return found
 
-    def conditions(self) -> dict[str, tuple[str, Phrase]]:
-        """What is to be told now, by key: (the event's name, what to say)."""
+    def conditions(self) -> dict[str, Message]:
+        """What is to be told now, by key."""
         found = dict(self._once)
         daemon = self.daemon
-        for name, health in daemon.health(self.lang).items():
-            if is_fault(health) and name != "companion":  # the pages: the owner reads this through them
-                found[f"device:{name}"] = ("device", Phrase.of(DEVICE, why=health.removeprefix(NOT_WORKING)))
+        for name, fault in daemon.device_faults().items():
+            if name != "companion":  # the pages: the owner reads this through them
+                found[f"device:{name}"] = Message.of(DEVICE, fault=because(fault) if isinstance(fault, Phrase)
+                                                     else not_working(name))
         source = daemon.config.source
         if source is not None:
             from ..config import trial
 
             note = trial.rolled_back(source)
             if note is not None:
-                why = note.get("why")
-                why = why.get(self.lang, "?") if isinstance(why, dict) else "?"
-                found[f"rollback:{note.get('at')}"] = ("restart", Phrase.of(ROLLED_BACK, why=str(why)[:300]))
+                why = note.get("why")  # the table's own sentence, said in each language when it rolled back
+                found[f"rollback:{note.get('at')}"] = Message.of(ROLLED_BACK, why=Said.of(why) if isinstance(why, dict)
+                                                                 else Said.of({}))
         found.update(self._acts())
         nightly = daemon.nightly
         if nightly is not None and nightly.failed is not None:
-            found["backup"] = ("backup", Phrase.of(BACKUP_FAILED, why=nightly.failed))
+            found["backup"] = Message.of(BACKUP_FAILED, why=because(nightly.failed))
         copied = offsite.last(daemon.config)  # each copy off the card: one key while its fault stays, not one a try
         if copied is not None and copied.get("ok") is False:
-            why = copied.get("why")
-            found["backup:offsite"] = ("backup", Phrase.of(OFFSITE_FAILED, why=str(
-                why.get(self.lang, "?") if isinstance(why, dict) else "?")[:300]))
+            why = copied.get("why")  # the note's, said for the staff page with rclone's own words
+            found["backup:offsite"] = Message.of(OFFSITE_FAILED, why=because(str(
+                why.get("en", "") if isinstance(why, dict) else "")))
         try:
             disk = shutil.disk_usage(self.journal)
         except OSError:
             disk = None
         if disk is not None and disk.total and disk.used / disk.total >= FULL_PART:
-            found["disk"] = ("disk", Phrase.of(DISK_FULL, percent=round(100 * disk.used / disk.total),
-                                               free=disk.free // 1_000_000))
+            found["disk"] = Message.of(DISK_FULL, percent=round(100 * disk.used / disk.total),
+                                       free=disk.free // 1_000_000)
         found.update(self._closed_night())
         return found
 
-    def _acts(self) -> dict[str, tuple[str, Phrase]]:
+    def _acts(self) -> dict[str, Message]:
         """The root helper's notes: an update that failed, a security run that ended, the nightly
         backup's copy to a USB stick that failed."""
         helper = self.daemon.helper  # its home: where the helper notes how its acts ended
         releases, found = Releases(self.home if helper is None else helper.home), {}
         update = releases.note(act_note("update")) or {}
         if update.get("outcome") == "failed" and isinstance(update.get("at"), int | float):
-            found[f"update:{update['at']}"] = ("update", Phrase.of(UPDATE_FAILED, why=_why(update.get("why"),
-                                                                                            self.lang)))
+            found[f"update:{update['at']}"] = Message.of(UPDATE_FAILED, why=_noted(update.get("why")))
         on_stick = releases.note(act_note(stick.ACT)) or {}
         if on_stick.get("outcome") == "failed":
-            found["backup:stick"] = ("backup", Phrase.of(STICK_FAILED, why=_why(on_stick.get("why"), self.lang)))
+            found["backup:stick"] = Message.of(STICK_FAILED, why=_noted(on_stick.get("why")))
         security = releases.note(system.NOTE) or {}
         if security.get("running") is False and isinstance(security.get("at"), int | float):
-            outcome = str(security.get("outcome") or "?")[:40]
-            found[f"security:{security['at']}"] = ("update", Phrase.of(
-                SECURITY_DONE if outcome in ("done", "nothing") else SECURITY_FAILED, outcome=outcome))
+            outcome = SECURITY.get(str(security.get("outcome")))
+            found[f"security:{security['at']}"] = Message.of(outcome) if outcome is not None \
+                else Message.of(SECURITY_FAILED, why=_noted(security.get("why")))
         return found
 
-    def _closed_night(self) -> dict[str, tuple[str, Phrase]]:
-        """A night open here at the last look and closed since: its winners."""
+    def _closed_night(self) -> dict[str, Message]:
+        """A night open here at the last look and closed since: the teams at the top of its
+        standings, or that no game was played in it."""
         recorder = self.daemon.night
         night = None if recorder is None else recorder.book.night
         was, self._night = self._night, night if night is not None and night.open else None
@@ -376,9 +398,11 @@ class Watch:
             return {}
         standings = was.standings()
         best = max((line.points for line in standings), default=0)
-        winners = ", ".join(line.team for line in standings if line.points == best) or "—"
-        return {f"night:{was.name}:{self.clock():.0f}": ("night", Phrase.of(NIGHT_CLOSED, name=was.name,
-                                                                            winners=winners))}
+        winners = tuple(Name(line.team) for line in standings if line.points == best)
+        key = f"night:{was.name}:{self.clock():.0f}"
+        if not was.played or not winners:
+            return {key: Message.of(NIGHT_EMPTY, name=Name(was.name))}
+        return {key: Message.of(NIGHT_CLOSED, name=Name(was.name), winners=winners)}
 
     # --- telling ---
 
@@ -390,7 +414,8 @@ class Watch:
         with self._lock:
             told: dict[str, float] = dict(self._sent["told"])
         before = dict(told)
-        for key, (event, said) in found.items():
+        for key, said in found.items():
+            event = said.kind.event
             if self._first and key.startswith(OLD_NEWS):
                 told[key] = now
                 continue
@@ -399,8 +424,8 @@ class Watch:
             if now - float(told.get(key, 0)) < QUIET_S:
                 continue
             told[key] = now
-            self.outbox.put(say(said, self.lang))
-            log.info("the owner is told: %s", say(said, "en"))
+            self.outbox.put(said)
+            log.info("the owner is told: %s", said)
         self._held, self._once, self._first = set(found), {}, False
         told = {key: at for key, at in told.items() if now - at < FORGET_S}
         if told != before:
@@ -412,8 +437,7 @@ class Watch:
         """A test message sent now (to ``url``, checked first, else to the one set), waited for
         a little longer than a message may take: its outcome, or that it is still on its way."""
         done = threading.Event()
-        self.outbox.put(say(Phrase.of(TEST, table=self.table), self.lang),
-                        NoticeUrl.parse(url) if url.strip() else None, done)
+        self.outbox.put(Message.of(TEST, table=Name(self.table)), NoticeUrl.parse(url) if url.strip() else None, done)
         if not done.wait(self.outbox.send_s + TEST_MORE_S):
             return {"at": self.clock(), "ok": False, "why": QUEUED, "args": {}}
         return self.outbox.last or {}
@@ -446,8 +470,10 @@ class Watch:
                 "last": None if last is None else {"at": last.get("at"), "ok": bool(last.get("ok")), "why": said}}
 
 
-def _why(why: object, lang: str) -> str:
-    """The helper's noted why, in ``lang``: "?" when it says none the table can read."""
-    from ..release.desk import said
+def _noted(why: object) -> Phrase:
+    """The helper's noted why (an English template and its fields) as a sentence of the catalogue, its system words said as their reason; a why the
+    table cannot read is "another error", which the log tells."""
+    from ..release.desk import noted_phrase
 
-    return (said(why) or {}).get(lang, "?")[:300]
+    phrase = noted_phrase(why)
+    return because(phrase) if phrase is not None else Phrase.of(Reason.OTHER.value)

@@ -281,6 +281,9 @@ class Daemon:
     def health(self, lang: str = "en") -> dict[str, str]:
         return self.commands.health(lang)
 
+    def device_faults(self) -> dict[str, Text]:
+        return self.commands.device_faults()
+
     def wait_for_phones(self, timeout: float = 10.0) -> bool:
         """Whether the companion has come up, failed or is off (tests and tools that need it)."""
         return self.phones.wait(timeout)

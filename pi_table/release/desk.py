@@ -8,6 +8,7 @@ cannot write under /opt (ProtectSystem=strict); the helper does.
 from __future__ import annotations
 
 import logging
+import string
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -35,14 +36,27 @@ from .layout import (
 log = logging.getLogger("pi_table.release")
 
 
-def said(note_why: object) -> dict[str, str] | None:
-    """A note's why (an English template and its fields) said in each of the table's languages."""
+def noted_phrase(note_why: object) -> Phrase | None:
+    """A note's why (an English template and its fields) as the sentence it is; None if it is not one."""
     if not isinstance(note_why, dict) or not isinstance(note_why.get("template"), str):
         return None
     fields = note_why.get("fields")
     if not isinstance(fields, dict) or not all(isinstance(value, str | int | float) for value in fields.values()):
         return None
-    phrase = Phrase.of(note_why["template"], **{str(key): value for key, value in fields.items()})
+    try:  # a template from another release may name other fields
+        named = {name for _, name, _, _ in string.Formatter().parse(note_why["template"]) if name}
+    except ValueError:
+        return None
+    if not named <= set(fields):
+        return None
+    return Phrase.of(note_why["template"], **{str(key): value for key, value in fields.items()})
+
+
+def said(note_why: object) -> dict[str, str] | None:
+    """A note's why (an English template and its fields) said in each of the table's languages."""
+    phrase = noted_phrase(note_why)
+    if phrase is None:
+        return None
     try:
         return {lang: say(phrase, lang) for lang in LANGUAGES}
     except (KeyError, IndexError, ValueError):  # a template from another release, with other fields
