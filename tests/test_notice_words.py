@@ -26,7 +26,7 @@ from pi_table.engine.phrase import Phrase
 from pi_table.hal import events
 from pi_table.release import stick, system
 from pi_table.release.layout import act_note
-from pi_table.ui.i18n import LOCALE_DIR
+from pi_table.ui.i18n import LOCALE_DIR, translation
 from pi_table.ui.messages import parse_po
 
 from helpers import wait_for
@@ -349,3 +349,16 @@ def test_every_kind_of_message_the_owner_chooses_is_one_a_situation_here_brings_
     for _, situation in ALL:
         sent_in(tmp_path, "en", situation, monkeypatch)
     assert {kind.template for kind in Kind.every if kind.event} - SEEN == set()
+
+
+def test_the_owners_notifications_page_has_a_row_for_every_message_and_every_reason():
+    """docs/cafe/notifications.md (and its Italian page) quote each message the owner may choose and
+    each reason a failure is said with, as the catalogue says them: a new kind needs its row."""
+    from pi_table.ui.tell import Kind, Reason
+
+    docs = Path(__file__).parent.parent / "docs/cafe"
+    for lang, page in (("en", "notifications.md"), ("it", "notifications.it.md")):
+        text, said = (docs / page).read_text(encoding="utf-8"), translation(lang).gettext
+        missing = [said(kind.template) for kind in Kind.every if kind.event and f'"{said(kind.template)}"' not in text]
+        missing += [said(reason.value) for reason in Reason if f'"{said(reason.value)}"' not in text]
+        assert missing == [], f"{page} does not quote {missing}"
