@@ -88,7 +88,7 @@ SECURITY_DONE = Kind.of("update", N_("The security updates were applied."))
 SECURITY_FAILED = Kind.of("update", N_("The security updates failed: {why}"), why=Phrase)
 BACKUP_FAILED = Kind.of("backup", N_("The nightly backup could not be made: {why}"), why=Phrase)
 OFFSITE_FAILED = Kind.of("backup", N_("The nightly backup could not be copied to the network place: {why}"),
-                         why=Phrase)
+                         why=Reason)
 STICK_FAILED = Kind.of("backup", N_("The nightly backup could not be written to the USB stick: {why}"), why=Phrase)
 DISK_FULL = Kind.of("disk", N_("The SD card is nearly full: {percent}% used, {free} MB free."), percent=int, free=int)
 NIGHT_CLOSED = Kind.of("night", N_("The game night {name} closed. At the top of the standings: {winners}"),
@@ -358,7 +358,7 @@ class Watch:
         copied = offsite.last(daemon.config)  # each copy off the card: one key while its fault stays, not one a try
         if copied is not None and copied.get("ok") is False:
             why = copied.get("why")  # the note's, said for the staff page with rclone's own words
-            found["backup:offsite"] = Message.of(OFFSITE_FAILED, why=because(str(
+            found["backup:offsite"] = Message.of(OFFSITE_FAILED, why=Reason.of(str(
                 why.get("en", "") if isinstance(why, dict) else "")))
         try:
             disk = shutil.disk_usage(self.journal)

@@ -71,12 +71,12 @@ WORDS = tuple((re.compile(pattern, re.IGNORECASE), reason) for pattern, reason i
 
 
 def because(error: Phrase | BaseException | str) -> Phrase:
-    """Why something failed, as a sentence of the catalogue: a sentence as it is (its own system
-    words said as their reason), else the reason a system error falls under."""
+    """Why something failed, as a sentence of the catalogue: a sentence as it is (``words`` says
+    its own system words as their reason), else the reason a system error falls under."""
     carried = getattr(error, "phrase", None)  # a refusal's sentence, or a damaged backup's
     if isinstance(carried, Phrase):
-        return _reasoned(carried)
-    return _reasoned(error) if isinstance(error, Phrase) else Phrase.of(Reason.of(error).value)
+        return carried
+    return error if isinstance(error, Phrase) else Phrase.of(Reason.of(error).value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +171,12 @@ def _field(value: object, lang: str) -> str:
 
 def _reasoned(phrase: Phrase) -> Phrase:
     """``phrase`` with a system's own words (a field named ``error``, as the house names them)
-    said as their ``Reason``, at any depth."""
-    fields = tuple((name, because(value) if name == "error" and isinstance(value, str | BaseException)
-                    else _reasoned(value) if isinstance(value, Phrase) else value) for name, value in phrase.fields)
-    return Phrase(phrase.template, fields, phrase.plural, phrase.count)
+    said as their ``Reason``, at any depth. Its numbers stay as they are: a sentence's own field
+    may be a port or an exit code, which no language groups."""
+    def field(name: str, value: object) -> object:
+        if name == "error" and isinstance(value, str | BaseException):
+            return Phrase.of(Reason.of(value).value)
+        return _reasoned(value) if isinstance(value, Phrase) else value
+
+    return Phrase(phrase.template, tuple((name, field(name, value)) for name, value in phrase.fields), phrase.plural,
+                  phrase.count)
