@@ -39,6 +39,21 @@ PICO_I2C = {
     1: ({"GP2", "GP6", "GP10", "GP14", "GP18", "GP26"}, {"GP3", "GP7", "GP11", "GP15", "GP19", "GP27"}),
 }
 """The RP2040's I2C buses: (SDA pins, SCL pins) of each."""
+PICO_PINS = {1: "GP0", 2: "GP1", 3: "GND", 4: "GP2", 5: "GP3", 6: "GP4", 7: "GP5", 8: "GND", 9: "GP6", 10: "GP7",
+             11: "GP8", 12: "GP9", 13: "GND", 14: "GP10", 15: "GP11", 16: "GP12", 17: "GP13", 18: "GND", 19: "GP14",
+             20: "GP15", 21: "GP16", 22: "GP17", 23: "GND", 24: "GP18", 25: "GP19", 26: "GP20", 27: "GP21", 28: "GND",
+             29: "GP22", 30: "RUN", 31: "GP26", 32: "GP27", 33: "GND", 34: "GP28", 35: "ADC_VREF", 36: "3V3(OUT)",
+             37: "3V3_EN", 38: "GND", 39: "VSYS", 40: "VBUS"}
+"""The Raspberry Pi Pico's 40 pins, as its datasheet numbers them (pin 33 is AGND, a ground): the
+wiring diagram and the stripboard place a GP name of the pinout on its pin from here."""
+
+
+def pico_pin(name: str) -> int:
+    """The Pico's pin (1-40) that a GP name of the pinout is on: "GP4" is pin 6."""
+    found = [pin for pin, label in PICO_PINS.items() if label == name]
+    if len(found) != 1:
+        raise ValueError(f"{name!r} is not one of the Pico's GP pins (GP0-GP22, GP26-GP28)")
+    return found[0]
 BUTTONS = ("end_turn", "new_game", "encoder_a", "encoder_b", "encoder_push")
 HEADER_GROUNDS = (6, 9, 14, 20, 25, 30, 34, 39)
 """The 40-pin header's ground pins."""
@@ -138,7 +153,9 @@ class Pinout:
         scl_bus = next((bus for bus, (_, scls) in PICO_I2C.items() if self.scl in scls), None)
         if sda_bus is None or scl_bus is None or sda_bus != scl_bus:
             found.append(f"the Pico's SDA {self.sda} and SCL {self.scl} are not the SDA and SCL of one I2C bus")
-        if self.maintenance_pin in (self.sda, self.scl):
+        if self.maintenance_pin not in PICO_PINS.values() or not self.maintenance_pin.startswith("GP"):
+            found.append(f"the maintenance pin {self.maintenance_pin} is not one of the Pico's GP pins")
+        elif self.maintenance_pin in (self.sda, self.scl):
             found.append(f"the maintenance pin {self.maintenance_pin} is also the I2C bus's")
         addresses = [chip.address for chip in self.chips]
         if len(set(addresses)) != len(addresses):

@@ -124,7 +124,7 @@ def test_the_guide_shows_the_drawing_and_its_table_is_the_layout():
 
 def test_the_reference_places_are_every_pin_of_the_boards_parts():
     placed = {place.pin for place in BOARD.places if not place.wire and not place.name}
-    assert placed == {("Pico", pin) for pin in stripboard.PICO} | {("U1", pin) for pin in range(1, 15)} | {
+    assert placed == {("Pico", pin) for pin in pinout.PICO_PINS} | {("U1", pin) for pin in range(1, 15)} | {
         (part, pin) for part in ("R1", "C1", "C3") for pin in (1, 2)}
     assert len({place.hole for place in BOARD.places}) == len(BOARD.places)
     assert not [pair for pair in combinations(BOARD.links, 2) if set(pair[0]) & set(pair[1])]

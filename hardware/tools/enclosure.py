@@ -488,9 +488,13 @@ def problems(p: dict, cells: int = 25) -> list[str]:
          f"the {_f(p['strip_width'])} mm strip does not fit across the {_f(p['pocket_width'])} mm cell")
     need(p["led_notch_height"] < p["light_depth"] - p["wire_notch_height"] - p["breakout_drop"],
          "the wall's LED notch and the pad wires' notch overlap in height, or the pad wires hang down to the LED wires")
-    edge = p["edge_leds"] * p["led_pitch"]
-    need(edge <= 2 * (p["frame_x"] + p["frame_y"]) and p["strip_width"] <= p["frame_height"],
-         f"the edge strip ({_f(edge)} mm, {_f(p['strip_width'])} mm wide) does not fit round the frame's outside")
+    edge = p["edge_leds"] * p["led_pitch"]  # on the front rim's outer face alone, not round the frame
+    need(edge <= p["frame_x"],
+         f"the edge strip's {p['edge_leds']} LEDs take {_f(edge)} mm; the front rim's outer face it lies on is "
+         f"{_f(p['frame_x'])} mm: set edge_leds to {math.floor(p['frame_x'] / p['led_pitch'])} or fewer (params.scad "
+         f"and pinout.toml)")
+    need(p["strip_width"] <= p["frame_height"],
+         f"the edge strip, {_f(p['strip_width'])} mm wide, is wider than the {_f(p['frame_height'])} mm front rim")
     # the edge strip's wires into the frame, the power bus and C2 in their lit cell, the LED notches
     need(p["edge_hole"] >= 2 * p["pair_wire_od"] + p["thin_wire_od"]
          and p["floor_thickness"] + p["edge_hole"] <= p["plate_top"] - p["plate_thickness"],

@@ -11,6 +11,7 @@ import csv
 import io
 import re
 import sys
+from pathlib import Path
 
 from ...engine import CELLS, GRID
 from ...ui.pixels import PowerLimit
@@ -22,8 +23,8 @@ from . import wiring as diagram
 LED = PowerLimit()  # the output stage's own estimate of what one WS2812B draws
 
 
-def bom_rows() -> list[dict[str, str]]:
-    text = (HARDWARE / "bom.csv").read_text(encoding="utf-8")
+def bom_rows(path: Path = HARDWARE / "bom.csv") -> list[dict[str, str]]:
+    text = path.read_text(encoding="utf-8")
     return list(csv.DictReader(io.StringIO(text)))
 
 

@@ -30,6 +30,7 @@ from html import escape
 from itertools import combinations
 
 from .. import pinout
+from ..pinout import PICO_PINS
 from . import HARDWARE, wiring
 from .wiring import GROUND, Pin, labels
 
@@ -43,14 +44,6 @@ CORNER_HOLE = (3.5, 3.4)
 KEEP_OUT = 7.0
 """The square at each corner no part may stand in: the screw's head."""
 DRAWING = HARDWARE / "stripboard.svg"
-
-PICO = {1: "GP0", 2: "GP1", 3: GROUND, 4: "GP2", 5: "GP3", 6: "GP4", 7: "GP5", 8: GROUND, 9: "GP6", 10: "GP7",
-        11: "GP8", 12: "GP9", 13: GROUND, 14: "GP10", 15: "GP11", 16: "GP12", 17: "GP13", 18: GROUND, 19: "GP14",
-        20: "GP15", 21: "GP16", 22: "GP17", 23: GROUND, 24: "GP18", 25: "GP19", 26: "GP20", 27: "GP21", 28: GROUND,
-        29: "GP22", 30: "RUN", 31: "GP26", 32: "GP27", 33: GROUND, 34: "GP28", 35: "ADC_VREF", 36: "3V3(OUT)",
-        37: "3V3_EN", 38: GROUND, 39: "VSYS", 40: "VBUS"}
-"""The Raspberry Pi Pico's 40 pins, as its datasheet numbers them (pin 33 is AGND, a ground):
-every one sits on a track, so every one is on the board's netlist, used or not."""
 
 Hole = tuple[int, int]
 """(track, hole), both counted from 1."""
@@ -102,8 +95,8 @@ def layout() -> Layout:
         Place((27, 14), ("R1", 1)), Place((26, 14), ("R1", 2)),  # R1 standing: 1A to ground
         Place((26, 19), ("C1", 1)), Place((25, 19), ("C1", 2)),  # C1: VCC to ground
         Place((17, 12), ("C3", 1)), Place((15, 12), ("C3", 2)),  # C3: 3V3(OUT) to GND
-        Place((24, 10), ("Pico", 29), name="maintenance header: GP22"),  # the cap joins these to update
-        Place((25, 10), ("Pico", 28), name="maintenance header: GND"),
+        Place((24, 10), ("Pico", 29), name=f"{MAINTENANCE_HEADER}: GP22"),  # the cap joins these to update
+        Place((25, 10), ("Pico", 28), name=f"{MAINTENANCE_HEADER}: GND"),
         Place((18, 1), ("Pico", 6), ("W_i2c", 1), "I2C cable: SDA"),
         Place((19, 1), ("Pico", 7), ("W_i2c", 2), "I2C cable: SCL"),
         Place((17, 14), ("Pico", 36), ("W_i2c", 3), "I2C cable: 3V3"),
@@ -139,7 +132,7 @@ net (the Pico's ground and the shifter's, for one) meets off the board."""
 def _parts(harness: dict) -> dict[str, dict[int | str, str]]:
     """Each part on the board, by its pins' labels: the harness's, and the Pico's whole pinout."""
     found = {name: labels(harness["connectors"][name]) for name in ("U1", "R1", "C1", "C3") if name in harness["connectors"]}
-    return found | {"Pico": dict(PICO)}
+    return found | {"Pico": dict(PICO_PINS)}
 
 
 class _Union:
@@ -198,9 +191,66 @@ def design_joins(board: Layout, harness: dict) -> _Union:
                 union.join((a_name, a), (b_name, b))
     for a, b in harness["connectors"].get("U1", {}).get("loops", []):
         union.join(("U1", a), ("U1", b))
+    ends = wire_ends(harness)
     for place in board.places:
-        union.join(_item(place), place.pin)
+        union.join(_item(place), ends.get(place.wire, place.pin) if place.wire else place.pin)
     return union
+
+
+def wire_ends(harness: dict) -> dict[tuple[str, int], Pin]:
+    """Each wire of the harness that ends on a part of the board, and the pin it is drawn to there:
+    where the pinout puts it (the I2C cable's cores on the Pico's SDA and SCL pins)."""
+    on_board = set(_parts(harness))
+    found = {}
+    for left, through, right in harness["connections"]:
+        (cable, wires), = through.items()
+        for (name, pins) in (*left.items(), *right.items()):
+            if name in on_board:
+                found |= {(cable, wire): (name, pin) for wire, pin in zip(wires, pins, strict=True)}
+    return found
+
+
+MAINTENANCE_HEADER = "maintenance header"
+"""How the layout names the two pins the maintenance jumper's cap joins: the Pico's maintenance pin
+and a ground beside it."""
+
+
+def pin_problems(board: Layout, harness: dict) -> list[str]:
+    """Each wire's end on the track of the pin the diagram draws it to, and the maintenance header on
+    the Pico's maintenance pin (pinout.toml's) and a ground beside it: the layout is drawn by hand,
+    the pins are the pinout's."""
+    found = []
+    ends = wire_ends(harness)
+    for place in board.places:
+        drawn = ends.get(place.wire) if place.wire else None
+        if drawn is not None and drawn != place.pin:
+            found.append(f"{_said(place, harness)} ({place.name}) is laid on {_pin_said(harness, place.pin)}'s track; the "
+                         f"diagram draws it to {_pin_said(harness, drawn)}, where the pinout puts it: move its end to "
+                         f"that pin's track, or the pinout back")
+    pico = labels(harness["connectors"].get("Pico", {}))
+    wanted = next((pin for pin, label in pico.items() if label.endswith(wiring.MAINTENANCE)), None)
+    header = [p for p in board.places if p.name.startswith(MAINTENANCE_HEADER)]
+    signal = [p.pin[1] for p in header if p.pin[0] == "Pico" and not _grounded(p.pin[1])]
+    grounds = [p.pin[1] for p in header if p.pin[0] == "Pico" and _grounded(p.pin[1])]
+    if wanted is not None and signal != [wanted]:
+        where = ", ".join(f"{_pin_said(harness, ('Pico', pin))}" for pin in signal) or "no pin of the Pico"
+        found.append(f"the maintenance header stands on {where}; pinout.toml puts the maintenance jumper on "
+                     f"{pico[wanted].removesuffix(wiring.MAINTENANCE).strip()} (Pico pin {wanted}): move the header to "
+                     f"Pico pin {wanted} and a ground beside it, or maintenance_pin back")
+    elif wanted is not None and not any(isinstance(pin, int) and isinstance(wanted, int) and abs(pin - wanted) == 1
+                                        for pin in grounds):
+        found.append(f"the maintenance header's second pin is not a ground beside Pico pin {wanted}: the cap joins "
+                     f"two pins side by side")
+    return found
+
+
+def _grounded(pin: int | str) -> bool:
+    return isinstance(pin, int) and PICO_PINS.get(pin) == GROUND
+
+
+def _pin_said(harness: dict, pin: Pin) -> str:
+    label = _parts(harness).get(pin[0], {}).get(pin[1], "")
+    return f"{pin[0]} pin {pin[1]}{f' ({label})' if label and label != str(pin[1]) else ''}"
 
 
 def _item(place: Place) -> object:
@@ -267,7 +317,7 @@ def problems(board: Layout, harness: dict, bom: list[dict[str, str]] | None = No
     holes (``fit_problems``, against ``bom``: hardware/bom.csv unless given)."""
     from .guide import bom_rows
 
-    found = fit_problems(board, harness, bom_rows() if bom is None else bom)
+    found = pin_problems(board, harness) + fit_problems(board, harness, bom_rows() if bom is None else bom)
     held: dict[Hole, list[Place]] = defaultdict(list)
     for place in board.places:
         held[place.hole].append(place)

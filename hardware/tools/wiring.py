@@ -26,7 +26,7 @@ from pathlib import Path
 from ...engine import GRID
 from ...ui.pixels import PowerLimit
 from .. import pinout
-from ..pinout import HEADER, MPR121_ELECTRODES, Pinout
+from ..pinout import HEADER, MPR121_ELECTRODES, Pinout, pico_pin
 from . import HARDWARE, enclosure
 
 STRAP = {"SDA": 1, "SCL": 2, "3V3": 3, "GND": 4}  # the breakout's pin that ADDR is tied to
@@ -43,6 +43,8 @@ IC_PART = re.compile(r"^(?:SN)?74(?P<family>[A-Z]+)(?P<function>\d+)")
 """A 74-series part number (a connector's ``mpn``): its logic family and its function."""
 IC_INPUTS = ("A", "OE")
 """How an IC's input pins' names end: CMOS inputs must be tied, never left floating."""
+IC_BOUGHT = re.compile(r"\b(?:SN)?74[A-Z]+\d+")
+"""A 74-series part number where a bill's row names one."""
 IC_PARTS = {"U1": "74AHCT125"}
 """Each IC the design draws, and its part number."""
 TTL_INPUTS_V = 2.0
@@ -60,6 +62,14 @@ LOGIC_HIGH_V = 3.3
 SUPPLY_V = 5.0
 """What the LED supply and the Pi's supply give: an IC whose VCC reaches either runs at 5 V."""
 
+PER_METRE = "LEDs/m"
+DENSITY = re.compile(r"(\d+) LEDs/m")
+"""How a strip's drawing and the bill's row state its LEDs a metre."""
+GAUGES = re.compile(r"\b\d+(?:\.\d+)? mm2|\b\d+ AWG\b")
+"""A wire's gauge, as a cable's drawing and the bill's rows state it: "0.75 mm2", "26 AWG"."""
+STOCK = re.compile(r"ROW\d+|EDGE|PADS_\w+|GUARD")
+"""The parts cut from a reel or a roll the bill buys by length (the strip's pieces, the copper
+foil's pads and guard), not bought one a piece."""
 AMPACITY_MA = {"0.75 mm2": 6000, "0.5 mm2": 3000, "0.25 mm2": 1500, "26 AWG": 1000, "28 AWG": 500}
 """What a wire of each gauge may carry for long inside the table: 0.75 and 0.5 mm2 as IEC 60227
 rates flexible cords (6 A, 3 A); the thinner ones are conservative estimates for short runs."""
@@ -279,9 +289,26 @@ def currents(harness: dict, wiring: Pinout) -> dict[tuple[str, int], float]:
     return merged
 
 
-def harness(wiring: Pinout) -> dict:
-    """The WireViz description: connectors, cables and how they join."""
+MAINTENANCE = "(maintenance jumper)"
+"""How the Pico's drawing labels the pin the maintenance jumper grounds at boot (pinout.toml's
+maintenance_pin): the stripboard's header is held to it."""
+
+
+def pico_pins(wiring: Pinout) -> tuple[list[int | str], list[str]]:
+    """The Pico's pins the diagram draws, each where the pinout's GP name puts it: the I2C bus,
+    3V3(OUT) and a ground, the maintenance jumper's pin, and the USB port."""
+    pins: list[int | str] = [pico_pin(wiring.sda), pico_pin(wiring.scl), 36, 38, pico_pin(wiring.maintenance_pin),
+                             "USB VBUS", "USB D-", "USB D+", "USB GND"]
+    labels = [wiring.sda, wiring.scl, "3V3(OUT)", GROUND, f"{wiring.maintenance_pin} {MAINTENANCE}",
+              "VBUS", "D-", "D+", GROUND]
+    return pins, labels
+
+
+def harness(wiring: Pinout, shape: dict | None = None) -> dict:
+    """The WireViz description: connectors, cables and how they join (the I2C cable's length from
+    ``shape``, params.scad's figures: enclosure/params.scad unless given)."""
     pins, labels = pi_pins(wiring)
+    pico, pico_labels = pico_pins(wiring)
     supply = wiring.led_supply_ma / 1000
     row_leds = GRID * wiring.leds_per_cell
     connectors: dict[str, dict] = {
@@ -315,8 +342,7 @@ def harness(wiring: Pinout) -> dict:
         "R2": {"type": "resistor", "subtype": VALUES["R2"].text, "pinlabels": ["1", "2"],
                "notes": "in the data line at row 0's DIN"},
         "Pico": {"type": f"Raspberry Pi Pico touch board, I2C {wiring.i2c_hz // 1000} kHz",
-                 "pins": [6, 7, 36, 38, "USB VBUS", "USB D-", "USB D+", "USB GND"],
-                 "pinlabels": [wiring.sda, wiring.scl, "3V3(OUT)", GROUND, "VBUS", "D-", "D+", GROUND],
+                 "pins": pico, "pinlabels": pico_labels,
                  "notes": "in the box, on the stripboard beside U1: its USB cable to the Pi,\n"
                           "its I2C cable out to the breakouts on the frame"},
         "C3": {"type": "ceramic capacitor", "subtype": VALUES["C3"].text, "pinlabels": ["1", "2"],
@@ -326,7 +352,8 @@ def harness(wiring: Pinout) -> dict:
     for number, piece in enumerate(rows()):
         last = piece == "EDGE"
         connectors[piece] = {
-            "type": "WS2812B edge strip" if last else f"WS2812B strip, row {number}",
+            "type": f"WS2812B edge strip, {wiring.strip_per_metre} {PER_METRE}" if last else
+                    f"WS2812B strip, row {number}, {wiring.strip_per_metre} {PER_METRE}",
             "pinlabels": ["DIN", "+5V", GROUND] + ([] if last else ["DOUT"]),
             "notes": (f"{wiring.edge_leds} LEDs round the rim" if last else
                       f"{row_leds} LEDs; starts at the operatives' {'left' if number % 2 == 0 else 'right'}"
@@ -399,7 +426,7 @@ def harness(wiring: Pinout) -> dict:
     chips = sorted(wiring.chips, key=lambda chip: chip.first_electrode)  # as params.scad numbers the breakouts
     reached, bus = "Pico", "W_i2c"
     electrode_cells |= {electrode: f"END TURN {side}" for side, electrode in enumerate(wiring.end_turn_electrodes, 1)}
-    route = enclosure.i2c_route(enclosure.read())
+    route = enclosure.i2c_route(enclosure.read() if shape is None else shape)
     cables["W_i2c"]["length"] = round(route.cable) / 1000
     for chip, hop in zip((chips[number] for number in route.chain), (0.0, *route.hops), strict=True):
         name, pads = f"MPR121_{chip.address:02X}", f"PADS_{chip.address:02X}"
@@ -415,7 +442,7 @@ def harness(wiring: Pinout) -> dict:
             bus = f"W_{name}"
             cables[bus] = {"wirecount": 4, "colors": ["BU", "YE", "RD", "BK"], "gauge": "26 AWG", "type": HOOKUP_WIRE,
                            "length": round(hop) / 1000, "notes": "the I2C bus on the frame, on from the breakout before"}
-        connections.append([{reached: [6, 7, 36, 38] if reached == "Pico" else [1, 2, 3, 4]}, {bus: [1, 2, 3, 4]},
+        connections.append([{reached: pico[:4] if reached == "Pico" else [1, 2, 3, 4]}, {bus: [1, 2, 3, 4]},
                             {name: [1, 2, 3, 4]}])
         reached = name
         if used:
@@ -549,8 +576,8 @@ def design(wiring: Pinout) -> dict[str, set[Pin]]:
         "5 V of the Pi": {(PI_SUPPLY, 1), ("Pi", "USB-C 5V"), ("Pi", pinout.DISPLAY_5V), ("DISPLAY", 2)},
         "DSI": {("Pi", "DSI"), ("DISPLAY", 1)},
         **{f"USB {line}": {("Pi", f"USB-A {line}"), ("Pico", f"USB {line}")} for line in ("VBUS", "D-", "D+")},
-        "SDA": {("Pico", 6), *((chip, MPR121_PIN["SDA"]) for chip in chips)},
-        "SCL": {("Pico", 7), *((chip, MPR121_PIN["SCL"]) for chip in chips)},
+        "SDA": {("Pico", pico_pin(wiring.sda)), *((chip, MPR121_PIN["SDA"]) for chip in chips)},
+        "SCL": {("Pico", pico_pin(wiring.scl)), *((chip, MPR121_PIN["SCL"]) for chip in chips)},
         "3V3 of the touch chips": {("Pico", 36), ("C3", 1), *((chip, MPR121_PIN["VIN"]) for chip in chips)},
     }
     ground = {(PI_SUPPLY, 2), ("Pi", "USB-C GND"), ("Pi", "USB-A GND"), ("DISPLAY", 3), ("R1", 2), ("C1", 2),
@@ -1140,6 +1167,7 @@ def bom_problems(harness: dict, rows: Iterable[dict[str, str]]) -> list[str]:
                 if drawn_value is not None and value_of(row["part"]) != drawn_value:
                     found.append(f"the bill of materials' {row['part']} is for {item}, which the diagram draws as "
                                  f"{harness['connectors'][item]['subtype']}")
+            found += bought_problems(harness, row, items & drawn)
             polarity = centre_polarity(harness)
             for item in sorted(items & {SUPPLY, JACK}):
                 said = CENTRE_SAID.format(polarity)
@@ -1157,6 +1185,39 @@ def bom_problems(harness: dict, rows: Iterable[dict[str, str]]) -> list[str]:
             found.append(f"the bill of materials' {row['part']} is mechanical yet names {' '.join(sorted(items))}")
         named |= items
     found += [f"{item} is drawn but not in the bill of materials" for item in sorted(drawn - named)]
+    return found
+
+
+def bought_problems(harness: dict, row: dict[str, str], items: set[str]) -> list[str]:
+    """A row of the bill against the parts it is bought for: as many as the diagram draws (those
+    cut from stock aside), each IC's part number, a strip's LEDs a metre, and the gauge of each
+    cable drawn with one where the row states a gauge."""
+    found = []
+    part, words = row["part"], f"{row['part']} {row.get('typical part or product', '')}"
+    pieces = sorted(item for item in items if item in harness["connectors"] and not STOCK.fullmatch(item))
+    if row.get("quantity") and int(row["quantity"]) < len(pieces):
+        found.append(f"the bill of materials buys {row['quantity']} of {part} for the {len(pieces)} the diagram draws "
+                     f"({', '.join(pieces)}): order {len(pieces)}")
+    for item in sorted(items & set(harness["connectors"])):
+        mpn = harness["connectors"][item].get("mpn")
+        if mpn and set(IC_BOUGHT.findall(words)) != {mpn}:
+            found.append(f"the bill of materials' {part} is for {item}, which the diagram draws as a {mpn}: buy a {mpn}")
+    strips = {item: density[1] for item in sorted(items)
+              if (density := DENSITY.search(harness["connectors"].get(item, {}).get("type", "")))}
+    if strips and set(DENSITY.findall(part)) != set(strips.values()):
+        density = " and ".join(sorted(set(strips.values())))
+        found.append(f"the bill of materials' {part} is for {', '.join(strips)}, which the diagram draws at {density} "
+                     f"{PER_METRE} (pinout.toml's strip_per_metre, params.scad's LED pitch): buy strip of {density} "
+                     f"{PER_METRE}")
+    stated = GAUGES.findall(part)
+    by_gauge: dict[str, list[str]] = defaultdict(list)
+    for item in sorted(items & set(harness["cables"])):
+        gauge = harness["cables"][item].get("gauge")
+        if stated and gauge and gauge not in stated:
+            by_gauge[gauge].append(item)
+    found += [f"the bill of materials' {part} is {' / '.join(stated)} wire, for {', '.join(cables)}, which the diagram "
+              f"draws in {gauge}" + (f" (rated {AMPACITY_MA[gauge] / 1000:g} A)" if gauge in AMPACITY_MA else "")
+              + f": buy {gauge} wire for them" for gauge, cables in sorted(by_gauge.items())]
     return found
 
 
