@@ -505,6 +505,27 @@ def silent(chip: int, how: int = wire.CHIP_STOPPED) -> wire.Fault:
     return wire.Fault(wire.Fault.NOT_ANSWERING, chip, how)
 
 
+def test_a_held_bus_is_one_diagnosis_with_one_action(tmp_path):
+    """Issue 78.5: while a chip holds the bus every chip stops answering, and the cards were marked
+    deaf with "check the I2C cable and every breakout" beside the health's "unplug the USB cable":
+    two faults, two actions, for one. The deaf cards give the held bus as their reason while it is
+    held, and the silent chips again once it is freed."""
+    with on_manual_time(tmp_path) as (board, driver, _clock):
+        events = []
+        driver._emit = events.append
+        board.send(wire.Fault(wire.Fault.BUS_HELD, 0, 0))
+        for chip in (0x5A, 0x5B, 0x5C):
+            board.send(silent(chip))
+        told(driver, Phrase.of(BUS_HELD))
+        held = DeafCards(frozenset(range(25)), (Phrase.of(BUS_HELD),))
+        wait_for(lambda: events and events[-1] == held, f"the table told {held}", timeout=3)
+        assert driver.deaf_cards() == held
+        board.send(wire.Fault(wire.Fault.BUS_HELD, 0, 3))  # freed, and the chips not answering yet
+        board.send(silent(0x5A))
+        wait_for(lambda: events and events[-1].why and events[-1].why[0].template == CHIPS_SILENT,
+                 "the silent chips told as their own fault once the bus is free", timeout=3)
+
+
 def test_a_silent_chip_is_a_fault_while_the_board_says_so_and_the_table_is_told_its_cards(tmp_path, caplog):
     """The board tells a chip that does not answer each second: the health names it, its cards
     (by the wiring's map) and what to check, after a bus it cannot free and before a chip reset;

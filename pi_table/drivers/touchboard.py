@@ -334,9 +334,8 @@ class TouchBoardSource(TouchSource):
         with self._told_lock:
             told = dict(self._told)
             errors = self._errors_within(now)
-        held = told.get(wire.Fault.BUS_HELD)
-        if held is not None and held[1].template == BUS_HELD:
-            return held[1]
+        if self._bus_held():
+            return Phrase.of(BUS_HELD)
         silent = self._silent_chips(now)
         if silent:
             return self._silence(silent)
@@ -350,6 +349,12 @@ class TouchBoardSource(TouchSource):
         if errors >= I2C_ERRORS_WARN:
             return Phrase.of(I2C_ERRORS, count=errors, minutes=round(TOLD_S / 60))
         return recent.get(wire.Fault.BUS_HELD)
+
+    def _bus_held(self) -> bool:
+        """Whether the board last said a chip holds the bus and it has not freed it."""
+        with self._told_lock:
+            held = self._told.get(wire.Fault.BUS_HELD)
+        return held is not None and held[1].template == BUS_HELD
 
     def untuned_chips(self) -> list[int]:
         """The chips that answer but do not hold the thresholds this table sent them, by address:
@@ -373,7 +378,9 @@ class TouchBoardSource(TouchSource):
         silent = self._silent_chips(self._clock())
         if not silent:
             return DeafCards()
-        return DeafCards(frozenset(cell for chip in silent for cell in self._pads_of(chip)[0]), (self._silence(silent),))
+        # a held bus silences every chip: it is the one fault, with the health's one action
+        why = Phrase.of(BUS_HELD) if self._bus_held() else self._silence(silent)
+        return DeafCards(frozenset(cell for chip in silent for cell in self._pads_of(chip)[0]), (why,))
 
     def _silent_chips(self, now: float) -> dict[int, int]:
         """The chips told silent within SILENT_S, by address, with how (MISSING or STOPPED)."""
@@ -663,6 +670,8 @@ class TouchBoardSource(TouchSource):
             return
         with self._told_lock:
             self._told[fault.kind] = (now, phrase)
+        if fault.kind == wire.Fault.BUS_HELD:
+            self._tell_deaf()  # the deaf cards' reason is the held bus while it is held
 
     def _chip_answers(self, fault: wire.Fault, now: float) -> None:
         """A chip the board says does not answer (again: each second), or answers again: logged
