@@ -22,6 +22,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -43,6 +44,8 @@ DRIVERS = (("adafruit-circuitpython-mpr121", "2.1.27"), ("adafruit-circuitpython
 """The MPR121 driver the firmware is tested with (firmware/README.md's install steps name it: the
 firmware uses its private methods), and the bus helper under it."""
 HEAP_LIMIT = 64 * 1024
+HEAP_SAID = re.compile(r"(?P<bytes>\d[\d,]*) bytes measured on MicroPython (?P<version>[\d.]+\d)")
+"""How firmware/README.md gives the heap the firmware keeps: the figure this file measures."""
 STANDS_IN = ROOT / "tests" / "micropython"
 STEP_MS = 20
 STEPS = 125  # the scenario's last command, reset, comes at step 120
@@ -201,6 +204,9 @@ def test_the_firmware_runs_on_micropython_and_the_host_reads_every_message(micro
         print(f"\nthe firmware on MicroPython {MICROPYTHON[1]} with {DRIVERS[0][0]} {DRIVERS[0][1]}, {report['steps']} "
               f"steps: heap retained {retained - bench} bytes (limit {HEAP_LIMIT}), and the bench's {bench}")
     assert retained - bench < HEAP_LIMIT
+    said = HEAP_SAID.search(" ".join((ROOT / "firmware" / "README.md").read_text(encoding="utf-8").split()))
+    assert said and (int(said["bytes"].replace(",", "")), said["version"]) == (retained - bench, MICROPYTHON[1]), \
+        f"firmware/README.md gives the heap as {said and said.group(0)}: write the {retained - bench:,} bytes measured"
 
 
 # --- what a café's electricity does to the bus, each a scenario measured in deaf pad-time

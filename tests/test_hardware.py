@@ -227,6 +227,29 @@ def test_the_build_guide_is_current_with_its_sources():
     assert text.count("<!-- generated:") == len(guide.blocks())
 
 
+def test_the_guide_s_dead_chip_step_is_the_pinout_s_chips():
+    """Issue 78.5: the guide said a dead breakout shows as "a whole group of twelve" dead; no chip
+    reads twelve cards (their pads are spread beside their breakouts). The step points at a table
+    drawn from the pinout, which the test above holds current."""
+    text = (HARDWARE / "README.md").read_text(encoding="utf-8")
+    step = text.split("### If a pad does not respond")[1].split("## Bill of materials")[0]
+    assert f"<!-- generated: chips -->\n{guide.chips_table(WIRING)}\n<!-- end -->" in step
+    assert "twelve" not in step
+    read = {chip.address: sum(chip.first_electrode <= e < chip.first_electrode + 12 for e in WIRING.cell_electrodes)
+            for chip in WIRING.chips}
+    assert 12 not in read.values() and sum(read.values()) == 25, read
+
+
+def test_the_pinout_says_of_the_board_s_ports_what_boot_py_does():
+    """In service boot.py opens the data port alone (the console only with the maintenance jumper):
+    the pinout's note on the board's USB id says so, not "the second CDC interface"."""
+    boot = (FIRMWARE / "boot.py").read_text(encoding="utf-8")
+    assert "usb_cdc.enable(console=maintenance, data=True)" in boot
+    note = next(line for line in (HARDWARE / "pinout.toml").read_text(encoding="utf-8").splitlines()
+                if line.startswith("usb_id"))
+    assert "in service its data port is its only serial port" in note and "second" not in note
+
+
 def test_the_latency_budget_is_worked_from_the_firmwares_settings():
     """The finger-to-light table reads the chip's registers and the loop's constants the board runs
     with; those settings bring the pending light under 20 ms typically, and the guide names the

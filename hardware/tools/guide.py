@@ -13,6 +13,7 @@ import re
 import sys
 from pathlib import Path
 
+from ...drivers.touchboard import spans
 from ...engine import CELLS, GRID
 from ...ui.pixels import PowerLimit
 from .. import pinout
@@ -107,6 +108,19 @@ def pinout_table(wiring: Pinout) -> str:
     return "\n".join(lines)
 
 
+def chips_table(wiring: Pinout) -> str:
+    """Which cards and END TURN pads each touch chip reads, from the pinout: a chip that does not
+    answer leaves exactly these deaf (never a row, nor twelve cards: the chips' pads are spread
+    so that each breakout's wires stay short)."""
+    lines = ["| chip | its ADDR pin to | cards | END TURN pads |", "| --- | --- | --- | --- |"]
+    for chip in wiring.chips:
+        electrodes = range(chip.first_electrode, chip.first_electrode + MPR121_ELECTRODES)
+        cells = [cell for cell, electrode in enumerate(wiring.cell_electrodes) if electrode in electrodes]
+        end_turn = sum(electrode in electrodes for electrode in wiring.end_turn_electrodes)
+        lines.append(f"| {hex(chip.address)} | {chip.addr_to} | {spans(cells) or 'none'} | {end_turn or 'none'} |")
+    return "\n".join(lines)
+
+
 PI_LOADS = {"pi": "the Pi 4, busy", "display": "the display, full backlight",
             "touch_board": "the Pico and its MPR121s, through USB"}
 """The words for what the Pi's supply feeds (pinout.toml's power.pi_loads_ma)."""
@@ -190,7 +204,7 @@ def i2c_table(wiring: Pinout, shape: dict) -> str:
 def blocks() -> dict[str, str]:
     wiring = pinout.load()
     shape = enclosure.read()
-    return {"pinout": pinout_table(wiring), "bom": bom_table(), "power": power_table(wiring),
+    return {"pinout": pinout_table(wiring), "chips": chips_table(wiring), "bom": bom_table(), "power": power_table(wiring),
             "wires": wires_table(wiring), "i2c": i2c_table(wiring, shape),
             "pads": enclosure.pads_table(shape), "printing": enclosure.printing_table(shape),
             "station": enclosure.station_table(shape), "led_cable": enclosure.led_table(shape),
