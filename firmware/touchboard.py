@@ -204,6 +204,7 @@ def _touched(chip):
     return chip.touched()
 
 
+_PROBE_READ = bytearray(1)  # the one byte a probe for a missing chip reads (Bus.writeto)
 _ECR_READ = bytearray(1)  # the probe's buffer: one each step, so none is made each time
 
 
@@ -357,6 +358,14 @@ class Bus:
             raise
 
     def writeto(self, address, buffer, **span):
+        if not buffer and not span:
+            # the driver's probe for a chip: CircuitPython's RP2040 port sends a zero-byte write
+            # through bitbangio, which waits a whole second on a held SCL and fails it EIO, not
+            # ETIMEDOUT, so the bus is not given up and the driver's second try waits another
+            # second: over the watchdog. A one-byte read asks the same (does a chip answer?), and
+            # the hardware bounds it.
+            self._bounded(self._bus().readfrom_into, address, _PROBE_READ)
+            return
         self._bounded(self._bus().writeto, address, buffer, **span)
 
     def readfrom_into(self, address, buffer, **span):

@@ -900,6 +900,39 @@ def test_a_chip_holding_scl_costs_a_step_one_transfer_s_wait_not_the_watchdog():
     assert touches(rig.step())[-1].mask == 1 << 3
 
 
+def test_a_held_scl_while_a_missing_chip_is_probed_costs_one_wait_not_the_watchdog():
+    """Issue 78.6: the driver finds a chip by a zero-byte write, which CircuitPython's RP2040 port
+    sends through bitbangio (its hardware cannot): on a held SCL that waits a whole second and
+    fails EIO, not ETIMEDOUT, so the bus was not given up, and the driver's follow-up read waited
+    another second: over the 2 s watchdog. The fake bus does as bitbangio does; the board probes
+    by a one-byte read the hardware bounds."""
+    rig = Rig(addresses=ADDRESSES[1:], clearable=True).started()  # 0x5a missing: tried again each RETRY_S
+    rig.i2c.attach(0x5A, FakeMPR121())  # its header pushed home, as a chip holds SCL
+    rig.i2c.hold_scl()
+    for _ in range(3):
+        before = rig.clock()
+        rig.step(touchboard.RETRY_S)
+        waited = rig.clock() - before - touchboard.RETRY_S
+        assert waited <= rig.i2c.timeout_s + 3 * sum(touchboard.RETRY_PAUSES_S) < WATCHDOG_S
+    rig.i2c.release_scl()
+    assert found_again(rig.step(touchboard.RETRY_S)) == list(ADDRESSES)
+
+
+def test_the_fake_bus_sends_a_zero_byte_write_as_bitbangio_does():
+    """CircuitPython's RP2040 busio hands a zero-byte write to bitbangio: on a held SCL it waits
+    the bus's timeout and fails EIO; every other transfer times out with ETIMEDOUT."""
+    waits = []
+    i2c = FakeI2C(wait=waits.append)
+    i2c.attach(0x5A, FakeMPR121())
+    i2c.hold_scl()
+    assert i2c.try_lock()
+    with pytest.raises(OSError) as probe:
+        i2c.writeto(0x5A, b"")
+    with pytest.raises(OSError) as read:
+        i2c.readfrom_into(0x5A, bytearray(1))
+    assert (probe.value.errno, read.value.errno, waits) == (errno.EIO, errno.ETIMEDOUT, [1.0, 1.0])
+
+
 def found_again(messages):
     return [m.chip for m in messages if isinstance(m, wire.Fault) and (m.kind, m.count) == (wire.Fault.NOT_ANSWERING, wire.CHIP_ANSWERS)]
 

@@ -223,8 +223,10 @@ class FakeI2C:
       clocks and the STOP conditions (SDA rising while SCL is high) given on them;
     - ``hold_scl()``: a chip holds SCL low (``release_scl()`` lets go): each transfer waits
       ``timeout_s`` on the bus's ``wait`` (CircuitPython's RP2040 busio waits 1 s) and fails with
-      ``OSError`` ETIMEDOUT; ``reopen`` raises RuntimeError, as SCL reads low; nine clocks do not
-      free it (UM10204 leaves a held clock to a power cycle).
+      ``OSError`` ETIMEDOUT, but a zero-byte write (a driver's probe for a chip) fails with EIO
+      after the same wait, as the RP2040 port's bitbangio does with it; ``reopen`` raises
+      RuntimeError, as SCL reads low; nine clocks do not free it (UM10204 leaves a held clock to a
+      power cycle).
     """
 
     def __init__(self, devices: dict[int, FakeMPR121] | None = None, clock: "Callable[[], float] | None" = None,
@@ -339,6 +341,15 @@ class FakeI2C:
         return sorted(address for address in self.devices if address not in self.unplugged)
 
     def writeto(self, address: int, buffer: bytes | bytearray | memoryview, *, start: int = 0, end: int | None = None) -> None:
+        if not buffer[start:end] and self.scl_held:
+            # CircuitPython's RP2040 busio sends a zero-byte write through bitbangio, which waits on a
+            # held SCL as long and fails it with EIO, not ETIMEDOUT
+            self._check_lock()
+            self.transactions += 1
+            self.failed += 1
+            if self.wait is not None:
+                self.wait(self.timeout_s)
+            raise OSError(errno.EIO, "Input/output error")
         self._device(address).i2c_write(bytes(buffer[start:end]))
 
     def readfrom_into(self, address: int, buffer: bytearray | memoryview, *, start: int = 0, end: int | None = None) -> None:
