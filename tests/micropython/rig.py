@@ -187,3 +187,12 @@ def report():
 
 def print_heap():
     print(json.dumps({"heap": bench.heap}))
+
+
+
+def measure_import(name):
+    """Import ``name`` as code.py does (compiling its source, as the board does), and note the heap
+    in use right after with nothing collected meanwhile: this port collects only between scripts,
+    so every byte the compile and the module's body took is still counted, at least their peak."""
+    __import__(name)
+    bench.heap[name + " imported"] = gc.mem_alloc()
