@@ -16,10 +16,11 @@ ROOT = enclosure.ENCLOSURE.parent
 
 def test_every_step_has_its_picture_drawn_from_the_model_as_it_is():
     assert not steps.stale(), "the pictures are older than the model: run ./dev docs (with openscad and xvfb)"
-    for step in steps.STEPS:
-        header = step.picture.read_bytes()[:24]
+    drawn = [step for step in steps.STEPS if step.picture is not None]
+    for picture in [step.picture for step in drawn if step.picture is not None]:
+        header = picture.read_bytes()[:24]
         assert header[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", header[16:24]) == enclosure.PICTURE_SIZE
-    assert [step.scene for step in steps.STEPS] == list(range(1, len(steps.STEPS) + 1))
+    assert [step.scene for step in drawn] == list(range(1, len(drawn) + 1))  # the bench and the tuning put nothing on it
 
 
 def test_a_change_to_the_model_makes_the_pictures_stale(tmp_path):
@@ -56,7 +57,7 @@ def test_the_page_shows_each_step_its_work_and_its_checks():
     page = steps.page()
     for number, step in enumerate(steps.STEPS, 1):
         assert f"## Step {number}: {step.title}" in page
-        assert f"(../../enclosure/pictures/steps/{step.picture.name})" in page
+        assert step.picture is None or f"(../../enclosure/pictures/steps/{step.picture.name})" in page
         assert all(f"- ☐ {line}" in page for line in step.work + step.checks)
         assert f"(guide.md#{step.guide})" in page
     assert page.count('break-after: page') == len(steps.STEPS) - 1  # a sheet a step when printed
@@ -72,7 +73,8 @@ def test_the_pictures_are_what_openscad_draws_and_change_with_the_model(tmp_path
     again = tmp_path / "again"
     assert steps.render(again) == []
     for step in steps.STEPS:
-        assert (again / step.picture.name).read_bytes() == step.picture.read_bytes(), step.picture.name
+        if step.picture is not None:
+            assert (again / step.picture.name).read_bytes() == step.picture.read_bytes(), step.picture.name
     assert (again / steps.SOURCES.name).read_text(encoding="utf-8") == steps.SOURCES.read_text(encoding="utf-8")
     model = tmp_path / "enclosure"
     shutil.copytree(enclosure.ENCLOSURE, model, ignore=shutil.ignore_patterns("pictures", "build"))
@@ -83,7 +85,8 @@ def test_the_pictures_are_what_openscad_draws_and_change_with_the_model(tmp_path
     changed = tmp_path / "changed"
     assert steps.render(changed, model) == []
     for step in steps.STEPS:
-        assert (changed / step.picture.name).read_bytes() != step.picture.read_bytes(), step.picture.name
+        if step.picture is not None:
+            assert (changed / step.picture.name).read_bytes() != step.picture.read_bytes(), step.picture.name
 
 
 def test_each_step_draws_its_wiring_from_the_netlist_and_the_model():

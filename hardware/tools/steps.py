@@ -17,6 +17,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import pinout
+from ..pinout import pico_pin
 from . import enclosure
 
 SCENE = enclosure.ENCLOSURE / "build_steps.scad"
@@ -27,28 +29,59 @@ SOURCES = PICTURES / "SOURCES.sha256"
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One step: its scene in build_steps.scad, its title, the build guide's section, the work in
-    short lines and the meter's checks before the next step (none where nothing is wired yet)."""
+    """One step of the build guide (its numbered section, one to one): its scene in
+    build_steps.scad (None where the step puts nothing new on the model), its title, the guide's
+    section, the bill's rows it uses (each the start of a row's part, ``parts``), the work in short
+    lines and the meter's checks before the next step (none where nothing is wired yet)."""
 
-    scene: int
+    scene: int | None
     title: str
     guide: str  # the anchor of its section in hardware/README.md
+    uses: tuple[str, ...]
     work: tuple[str, ...]
     checks: tuple[str, ...]
 
     @property
-    def picture(self) -> Path:
-        return PICTURES / f"step-{self.scene}.png"
+    def picture(self) -> Path | None:
+        return None if self.scene is None else PICTURES / f"step-{self.scene}.png"
 
+
+_WIRING = pinout.load()
+BENCH = "python -m pi_table.hardware.tools.bench"
+"""The bench step's command: the touch board's own report of its chips and pads (tools/bench.py)."""
 
 STEPS = (
+    Step(None, "Gather the parts and test the touch board on the bench", "1-parts-and-tools", (
+        "Raspberry Pi Pico", "MPR121 capacitive", "2.54 mm pin header", "Female-female jumper", "USB data cable",
+        "Solder wire",
+    ), (
+        "Solder a header to the Pico and to each MPR121 breakout.",
+        "Check each breakout's ADDR, then solder its strap: 0x5A as it is, 0x5B to 3V3, 0x5C to SDA.",
+        "Flash CircuitPython on the Pico and deploy the firmware (firmware/README.md).",
+        "On the bench, four jumper wires from the Pico to each breakout in turn, or to all three chained: 3V3(OUT) "
+        f"(pin 36) to VIN, GND (pin 38) to GND, {_WIRING.sda} (pin {pico_pin(_WIRING.sda)}) to SDA, {_WIRING.scl} "
+        f"(pin {pico_pin(_WIRING.scl)}) to SCL.",
+        f"Plug the Pico into the Pi (or any computer with a checkout) and run {BENCH}; touch each breakout's "
+        "electrode pads E0-E11 in turn with a finger.",
+    ), (
+        "Before the USB cable, on the continuity range: each breakout's VIN to GND and SDA to SCL, no beep.",
+        f"{BENCH} names chips 0x5a, 0x5b and 0x5c, each answering: one missing is its four wires or its "
+        "strap (one at another address: its strap).",
+        "Every electrode of every chip reported touched once your finger is on it: a breakout that misses one "
+        "is changed now, before it is on the frame.",
+    )),
     Step(1, "Print the enclosure and join the frame", "2-the-printed-enclosure", (
+        "PLA filament", "M3 heat-set inserts",
+    ), (
         "Print one tile of each kind first; try a card, the top sheet and a pad on it.",
         "Print the rest: 6 frame tiles, 6 carrier tiles, 6 grille tiles, the box, its lid, the hood.",
         "Press the heat-set inserts into the box's posts and standoffs with the iron.",
         "Slide the frame's tiles together at their dovetails (orange, drawn apart here).",
     ), ()),
     Step(2, "Lay the LED strip and the power bus", "3-the-leds", (
+        "WS2812B LED strip", "WAGO 221-415", "1000 uF", "330 ohm", "Silicone wire 0.75 mm2", "Three-core cable",
+        "Isopropyl alcohol", "Clear neutral-cure silicone", "Heat-shrink tubing", "Silicone hook-up wire",
+    ), (
         "Wipe each cell's floor and the front rim with isopropyl alcohol.",
         "Cut the strip into pieces of the LEDs a cell at the marks; stick one in each cell's groove, serpentine "
         "from cell 0, every arrow following the data line.",
@@ -63,17 +96,23 @@ STEPS = (
         "under 1 Ω.",
     )),
     Step(3, "Fit the pads and the breakouts", "4-the-pads", (
-        "Solder a header to each MPR121 breakout first.",
-        "Check each breakout's ADDR, then solder its strap: 0x5A as it is, 0x5B to 3V3, 0x5C to SDA.",
+        "Copper foil tape", "Double-sided foam", "I2C cable", "Silicone hook-up wire", "Cable ties",
+    ), (
         "Lay the copper pads on the carrier's tiles (orange, lifted and see-through here) and a short wire from "
         "each to its breakout's electrode (copper, under the tiles).",
-        "Hang each breakout (green) under its cell on the carrier's posts; chain the bus from breakout to breakout.",
+        "Hang each breakout (green), tested on the bench, under its cell on the carrier's posts; chain the bus "
+        "from breakout to breakout.",
     ), (
-        "Before the strap, ADDR to GND: kilohms or open (a beep is a tied trace: cut it, measure again).",
-        "After the strap: 0x5B ADDR to 3V3 under 1 Ω, 0x5C ADDR to SDA under 1 Ω, and neither ADDR beeps to GND.",
+        "After the straps: 0x5B ADDR to 3V3 under 1 Ω, 0x5C ADDR to SDA under 1 Ω, and neither ADDR beeps to GND.",
         "On the continuity range, at the first breakout, SDA to SCL and 3V3 to GND: no beep.",
     )),
     Step(4, "Wire the electronics box", "5-the-wiring-harness", (
+        "Stripboard", "74AHCT125", "DIP-14 socket", "10 kohm", "100 nF", "10 uF", "Panel DC jack",
+        "Inline blade fuse holder", "Blade fuse ATO", "PTC resettable fuse", "M12 x 1.5 cable gland",
+        "Raspberry Pi 4", "Heatsink", "M2.5 x 6", "MAX98357A", "Speaker", "16 mm momentary push button",
+        "7 inch touch display", "Aluminium flat bar", "2.54 mm jumper cap", "Silicone hook-up wire",
+        "Female-female jumper", "USB data cable", "Cable ties",
+    ), (
         "Cut and drill the stripboard; cut its tracks and solder its links and parts as "
         "[the stripboard drawing](../../hardware/stripboard.svg) shows (print it at 100 %).",
         "Screw the Pi and the stripboard (green) to their standoffs; the cables from the frame in through the glands.",
@@ -87,10 +126,11 @@ STEPS = (
         "The LED supply in J1, DC volts: the fuse holder's out lead to the jack's ground lug reads +5 V "
         "(4.75-5.25 V), not -5 V.",
     )),
-    Step(5, "Power on, test, tune, then seal", "6-first-power-on", (
+    Step(5, "Power on and test", "6-first-power-on", (
+        "5 V 4 A power supply", "Raspberry Pi 15 W", "microSD card", "Acrylic sheet",
+    ), (
         "Lay the top sheet dry on the frame (white here), the grille's tiles on it (orange), a card in each cell.",
-        "Flash the touch board; install the software; run pi-table selftest, then pi-table tune.",
-        "Only when every check passes: seal the top sheet to the rim with neutral-cure silicone; a day to cure.",
+        "Install the software on the Pi; run pi-table selftest.",
     ), (
         "Nothing plugged in: the jack's two lugs, no steady beep; the Pi's pin 20 to the bus's GND under 1 Ω.",
         "The Pico's GND, SDA and SCL to the far breakout's, each under 1 Ω; SDA to SCL and 3V3 to GND, no beep.",
@@ -98,19 +138,40 @@ STEPS = (
         "VIN reads 3.3 V.",
         "pi-table selftest ends with: self-test passed.",
     )),
+    Step(None, "Tune the pads, then seal", "7-tuning", (
+        "Clear neutral-cure silicone", "Black PVC insulating tape",
+    ), (
+        "Run pi-table tune with a card in each cell; sudo pi-table tune --write keeps the thresholds it suggests.",
+        "Only when every check passes: seal the top sheet to the rim with neutral-cure silicone; a day to cure.",
+        "Tape over the wall notches and the edge's hole (light leaks).",
+    ), (
+        "pi-table tune calls no pad deaf or noisy, with a card on it.",
+        "pi-table selftest passes again after --write.",
+    )),
 )
+
+
+def parts(step: Step, rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The bill's rows a step uses, in the bill's order: each of its ``uses`` starts one row's part."""
+    found = []
+    for start in step.uses:
+        matched = [row for row in rows if row["part"].startswith(start)]
+        if len(matched) != 1:
+            raise ValueError(f"step {step.title!r} uses {start!r}, which starts {len(matched)} rows of the bill, not one")
+        found.append(matched[0])
+    return sorted(found, key=rows.index)
 
 
 def fingerprint(model: Path = enclosure.ENCLOSURE) -> str:
     """What the pictures depend on: every .scad file of the model (in ``model``), how the pictures
     are taken and the steps drawn, as a SHA-256."""
-    return enclosure.fingerprint(model, drawn=[step.scene for step in STEPS])
+    return enclosure.fingerprint(model, drawn=[step.scene for step in STEPS if step.scene is not None])
 
 
 def stale() -> bool:
     """Whether the pictures are missing or older than the model."""
     current = SOURCES.is_file() and SOURCES.read_text(encoding="utf-8").strip() == fingerprint()
-    return not current or not all(step.picture.is_file() for step in STEPS)
+    return not current or not all(step.picture.is_file() for step in STEPS if step.picture is not None)
 
 
 WIRES = enclosure.ENCLOSURE / "build_wires.scad"
@@ -206,7 +267,6 @@ def wires(p: dict, harness: dict) -> tuple[list[tuple[int, str, float, list[Poin
 
 def wires_scad() -> str:
     """enclosure/build_wires.scad: ``wires`` for the reference wiring and model, as OpenSCAD lists."""
-    from .. import pinout
     from . import wiring
 
     def point(xyz: Point) -> str:
@@ -233,6 +293,8 @@ def render(folder: Path = PICTURES, model: Path = enclosure.ENCLOSURE) -> list[s
     under_x = not os.environ.get("DISPLAY")
     warnings = []
     for step in STEPS:
+        if step.picture is None or step.scene is None:
+            continue
         picture = folder / step.picture.name
         made = enclosure._openscad([*enclosure.VIEW, "-D", f"step={step.scene}", "-o", str(picture),
                                     str(model / SCENE.name)], picture, under_x)
@@ -243,21 +305,30 @@ def render(folder: Path = PICTURES, model: Path = enclosure.ENCLOSURE) -> list[s
 
 
 def page() -> str:
-    """docs/make/steps.md: the build a step a page, each with its picture, its work and its checks to tick."""
+    """docs/make/steps.md: the build a step a page, one for each numbered step of the guide, each
+    with its picture, the parts it uses (from the bill), its work and its checks to tick."""
+    from .guide import bom_rows
+
+    rows = bom_rows()
     lines = [
         "# The build, step by step", "",
-        "*Generated by `tools/docs.py` from `hardware/tools/steps.py`, its pictures drawn from the OpenSCAD model "
-        "(`enclosure/build_steps.scad`): do not edit it by hand (`./dev docs` writes it again).*", "",
-        "Print this page: each step starts a sheet of its own. In each picture, what the step puts in is in "
-        "colour, lifted apart where its parts go together, and its wiring drawn over it from the wiring diagram: red the "
-        "LED pairs' +5 V, green the data, blue the touch chips' bus, copper the pads' wires, brown the LED and I2C "
-        "cables, grey the USB cable; what the steps before it built is grey. Tick each line as "
-        "you go, and do not start a step before every check of the one before it holds. "
+        "*Generated by `tools/docs.py` from `hardware/tools/steps.py` and the bill of materials, its pictures drawn "
+        "from the OpenSCAD model (`enclosure/build_steps.scad`): do not edit it by hand (`./dev docs` writes it "
+        "again).*", "",
+        f"Print this page: each of the guide's {len(STEPS)} steps starts a sheet of its own. In each picture, what "
+        "the step puts in is in colour, lifted apart where its parts go together, and its wiring drawn over it from "
+        "the wiring diagram: red the LED pairs' +5 V, green the data, blue the touch chips' bus, copper the pads' "
+        "wires, brown the LED and I2C cables, grey the USB cable; what the steps before it built is grey. Tick each "
+        "line as you go, and do not start a step before every check of the one before it holds. "
         "[The build guide](guide.md) says why each thing is done as it is; each step links to its section.", ""]
     for number, step in enumerate(STEPS, 1):
-        lines += [f"## Step {number}: {step.title}", "",
-                  f"![Step {number}: {step.title}](../../enclosure/pictures/steps/{step.picture.name})", "",
-                  "What to do:", "", *(f"- ☐ {line}" for line in step.work), ""]
+        lines += [f"## Step {number}: {step.title}", ""]
+        if step.picture is not None:
+            lines += [f"![Step {number}: {step.title}](../../enclosure/pictures/steps/{step.picture.name})", ""]
+        lines += ["The parts it uses (from [the bill of materials](bom.md)):", "",
+                  *(f"- ☐ {row['quantity']} × {row['part']} ({row['typical part or product'].split(':')[0].split(' (')[0]})"
+                    for row in parts(step, rows)), ""]
+        lines += ["What to do:", "", *(f"- ☐ {line}" for line in step.work), ""]
         lines += ["Check with the meter before going on:", "", *(f"- ☐ {line}" for line in step.checks), ""] if step.checks \
             else ["Nothing to measure yet: nothing is wired.", ""]
         lines += [f"The guide: [{step.title}](guide.md#{step.guide}).", ""]

@@ -349,7 +349,7 @@ class FakeI2C:
             self.failed += 1
             if self.wait is not None:
                 self.wait(self.timeout_s)
-            raise OSError(errno.EIO, "Input/output error")
+            raise OSError(errno.EIO, "Input/output error")  # as the real bus does
         self._device(address).i2c_write(bytes(buffer[start:end]))
 
     def readfrom_into(self, address: int, buffer: bytearray | memoryview, *, start: int = 0, end: int | None = None) -> None:
