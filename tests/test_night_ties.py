@@ -8,12 +8,15 @@ under test."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from pi_table.engine.endings import Termination
+from pi_table.night import scoring
 from pi_table.night.book import Book, NightRefused
 from pi_table.night.games import Game
-from pi_table.web.night import printable
+from pi_table.web.night import printable, tiebreak_choices, tiebreak_words, tiebreaks_shown
 
 from helpers import Staff, StaffTable, wait_for
 
@@ -180,6 +183,28 @@ def test_a_tie_break_order_not_of_the_list_is_refused_naming_the_list(tmp_path):
                                                "direct-encounter, wins"):
             book.open("x", ["codenames"], ["1"], tiebreak=wrong)
     assert book.night is None
+
+
+def test_a_tie_break_added_to_the_one_list_orders_the_standings_and_reaches_every_page(tmp_path, monkeypatch):
+    """Issue 77, item 2: a tie-break is one entry of ``scoring.TIEBREAKS`` (its words, the fields
+    it compares, its columns), and nothing else is edited for it. Added there, it orders the
+    standings, and the heading, the printed page, the CSV, the staff page's choices and the pages'
+    columns name it (before, the standings and the heading raised a KeyError). Round 1: A beats B,
+    C has the pairing's bye: A and C on 1 point, A with the win at a table (C first by Buchholz)."""
+    monkeypatch.setitem(scoring.TIEBREAKS, "most-won", scoring.Tiebreak("won at a table", ("won",),
+                                                                         (("won at a table", "won"),)))
+    book = hosted(tmp_path, ("A", "B", "C"), tables=("1",), tiebreak="most-won,rating")
+    by_hand(book, [("1", "A", "B")], ["C"])
+    won(book, 1, "1", "A")
+    night = book.current()
+    assert [(s.team, s.place) for s in night.standings()] == [("A", 1), ("C", 2), ("B", 3)]
+    assert [s.team for s in night.standings()] != [s.team for s in replace(night, tiebreak="buchholz").standings()]
+    assert tiebreak_words(night.tiebreak, str) == "won at a table, rating, then margin"
+    assert "<th>won at a table</th>" in printable(night, "en")
+    assert ["won at a table", "won"] in tiebreaks_shown(night.tiebreak)["columns"]
+    assert ["most-won", "won at a table"] in tiebreak_choices()
+    assert "won at a table" in scoring.tiebreak_texts()
+    book.stop()
 
 
 def test_round_one_seeded_by_ratings_pairs_the_top_half_against_the_bottom_half(tmp_path):

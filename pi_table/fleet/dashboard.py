@@ -45,10 +45,10 @@ from ..engine.phrase import N_, Phrase
 from ..engine.views import LANGUAGES
 from ..errors import PiTableError
 from ..files import write_private
+from ..night.scoring import TIEBREAKS
 from ..ui.i18n import say, translation
 from ..web.auth import Gate, Refused, Throttle, Why, from_this_machine, hash_secret
 from ..web.document import document
-from ..web.night import TIEBREAK_FIELDS, TIEBREAK_WORDS
 from ..web.runner import ServerThread
 from . import link, schema
 from .tables import Fleet
@@ -79,7 +79,7 @@ WORDS = {  # the page's words, translated once for the page's language
     "team": N_("Team"), "played": N_("played"), "won": N_("won"),
     "lost": N_("lost"), "points": N_("points"), "margin": N_("margin"), "rating": N_("rating"),
     "byes": N_("byes"), "buchholz": N_("Buchholz"), "withdrawn": N_("withdrawn"), "tiebreak": N_("Tie-break: {tiebreak}"),
-    **{field: TIEBREAK_WORDS[name] for name, field in TIEBREAK_FIELDS.items()},  # the columns a night's tie-breaks add
+    **{field: words for tiebreak in TIEBREAKS.values() for words, field in tiebreak.columns},  # the tie-breaks' columns
 }
 FAULTS = (FAILED.template, WORDS["dropped"])
 """The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each

@@ -43,7 +43,7 @@ from openskill.models import PlackettLuce
 
 from .games import Game
 from .pairing import Round
-from .scoring import BUCHHOLZ, BYE_POINTS, CUT1, DIRECT, MEDIAN, PLAYED, RATING, SONNEBORN_BERGER, WINS, tiebreak_order
+from .scoring import BYE_POINTS, DIRECT, PLAYED, RATING, TIEBREAKS, tiebreak_order
 
 MODEL = PlackettLuce()
 
@@ -246,10 +246,10 @@ def _cut(values: list[Value], low: int, high: int) -> float:
     return sum(v.value for v in sorted(kept, key=lambda v: v.value)[:max(len(kept) - high, 0)])
 
 
-KEYS: dict[str, Callable[[Standing], tuple[float, ...]]] = {
-    RATING: lambda s: (-s.ordinal, -s.margin), BUCHHOLZ: lambda s: (-s.buchholz,),
-    CUT1: lambda s: (-s.buchholz_cut1,), MEDIAN: lambda s: (-s.median_buchholz,),
-    SONNEBORN_BERGER: lambda s: (-s.sonneborn_berger,), WINS: lambda s: (-s.wins,)}
+def _key(name: str) -> Callable[[Standing], tuple[float, ...]]:
+    """The order tie-break ``name`` puts lines in: its fields (``Tiebreak.compares``), the greater first."""
+    fields = TIEBREAKS[name].compares
+    return lambda s: tuple(-float(getattr(s, field)) for field in fields)
 
 
 def _placed(lines: list[Standing], order: Sequence[str], met: dict[str, list[Met]]) -> list[Standing]:
@@ -258,7 +258,7 @@ def _placed(lines: list[Standing], order: Sequence[str], met: dict[str, list[Met
     groups = _split([lines], lambda s: (-s.points,))
     for name in order:
         groups = [part for group in groups
-                  for part in (_encounter(group, met) if name == DIRECT else _split([group], KEYS[name]))]
+                  for part in (_encounter(group, met) if name == DIRECT else _split([group], _key(name)))]
     placed: list[Standing] = []
     place = 1
     for group in groups:

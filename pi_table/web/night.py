@@ -13,18 +13,7 @@ from collections.abc import Callable
 from ..engine.phrase import N_
 from ..files import csv_text
 from ..night.pairing import Round
-from ..night.scoring import (
-    BUCHHOLZ,
-    CUT1,
-    DIRECT,
-    FORFEIT,
-    MEDIAN,
-    PLAYED,
-    RATING,
-    SONNEBORN_BERGER,
-    WINS,
-    tiebreak_order,
-)
+from ..night.scoring import FORFEIT, PLAYED, TIEBREAKS, columns_of, tiebreak_said
 from ..night.standings import Result, Standing
 from ..night.state import VOID, Night, NightRefused
 from ..ui.i18n import translation
@@ -41,25 +30,34 @@ PAGE_TEXTS = (
 )
 
 
-TIEBREAK_WORDS = {RATING: N_("rating, then margin"), BUCHHOLZ: N_("Buchholz"), CUT1: N_("Buchholz Cut-1"),
-                  MEDIAN: N_("Median Buchholz"), SONNEBORN_BERGER: N_("Sonneborn-Berger"),
-                  DIRECT: N_("direct encounter"), WINS: N_("wins")}
-OLD_BUCHHOLZ = N_("Buchholz (the points of the teams met), then rating")  # a night's lone "buchholz"
-TIEBREAK_FIELDS = {CUT1: "buchholz_cut1", MEDIAN: "median_buchholz", SONNEBORN_BERGER: "sonneborn_berger", WINS: "wins"}
-"""The tie-breaks with a column of their own (a ``Standing``'s field), beyond Buchholz's, which is always shown."""
+SHOWN = ("margin", "rating", "buchholz")
+"""The tie-breaks' columns every standings table shows whatever the night's order: the exports',
+the printed page's and the fleet's dashboard's."""
 
 
 def tiebreak_columns(tiebreak: str) -> dict[str, str]:
-    """The columns a night's tie-breaks add to its standings, in its order, each with the words
-    that head it (untranslated): the staff's printed page and the fleet's dashboard show them."""
-    return {TIEBREAK_FIELDS[name]: TIEBREAK_WORDS[name] for name in tiebreak_order(tiebreak) if name in TIEBREAK_FIELDS}
+    """The columns a night's tie-breaks add to its standings beyond ``SHOWN``, in its order, each
+    with the words that head it (untranslated): the exports, the printed page and the fleet's
+    dashboard show them."""
+    return columns_of(tiebreak, SHOWN)
 
 
 def tiebreak_words(tiebreak: str, gettext: Callable[[str], str]) -> str:
     """The night's tie-breaks, in its order, in words."""
-    if tiebreak == BUCHHOLZ:
-        return gettext(OLD_BUCHHOLZ)
-    return ", ".join(gettext(TIEBREAK_WORDS[name]) for name in tiebreak_order(tiebreak))
+    return ", ".join(gettext(words) for words in tiebreak_said(tiebreak))
+
+
+def tiebreaks_shown(tiebreak: str) -> dict[str, object]:
+    """What a page shows of a night's tie-breaks, from the one list (``scoring.TIEBREAKS``): its
+    words in its order and the columns they add, each its heading and its field (the words as
+    msgids, which the page's ``t()`` says): the spectators' page and the staff page draw them."""
+    return {"words": list(tiebreak_said(tiebreak)),
+            "columns": [[words, field] for field, words in columns_of(tiebreak).items()]}
+
+
+def tiebreak_choices() -> list[list[str]]:
+    """The tie-breaks a director may order, each its name and its words (a msgid): the staff page offers them."""
+    return [[name, tiebreak.words] for name, tiebreak in TIEBREAKS.items()]
 
 
 def placed(line: Standing) -> str:

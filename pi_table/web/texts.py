@@ -22,6 +22,7 @@ from typing import IO
 from ..engine.games import names, title_of
 from ..engine.phrase import Phrase
 from ..engine.views import LANGUAGES
+from ..night.scoring import tiebreak_texts
 from ..ui.i18n import EUPHONY, TeamWord, say, translation
 from .document import document
 from .games import scripts
@@ -65,9 +66,11 @@ def extract_page(fileobj: IO[bytes], keywords: object, comment_tags: object,
 
 @cache
 def page_msgids() -> frozenset[str]:
-    """Every msgid the companion's pages show."""
+    """Every msgid the companion's pages show: their scripts' and the night's tie-breaks' (the
+    spectators' standings name them, as the night's JSON gives them)."""
     static = resources.files(__package__).joinpath("static")
-    return frozenset().union(*(msgids_in_page(static.joinpath(name).read_text(encoding="utf-8")) for name in page_files()))
+    return frozenset(tiebreak_texts()).union(
+        *(msgids_in_page(static.joinpath(name).read_text(encoding="utf-8")) for name in page_files()))
 
 
 def msgids() -> set[str]:

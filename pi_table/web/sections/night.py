@@ -48,12 +48,23 @@ from ...engine.games import terminations
 from ...engine.phrase import N_, Phrase
 from ...night.pairing import PairingRefused
 from ...night.recorder import Recorder
-from ...night.scoring import RATING
+from ...night.scoring import RATING, tiebreak_texts
 from ...night.standings import high_scores
 from ...night.state import DRAW, LATE_CHOICES, RATINGS, Night
 from ...ui.i18n import say, translation
 from ..auth import Session, Throttle
-from ..night import TABLES, night_csv, night_trf, night_xlsx, printable, slips, table_csv, team_page
+from ..night import (
+    TABLES,
+    night_csv,
+    night_trf,
+    night_xlsx,
+    printable,
+    slips,
+    table_csv,
+    team_page,
+    tiebreak_choices,
+    tiebreaks_shown,
+)
 from ..roles import Checked, Route, open_to_all, staff
 from ..staff import Section, StaffPage, bad, language, log
 
@@ -113,19 +124,10 @@ TEXTS: tuple[str, ...] = (
     N_("Tie-break after points"),
     N_("A round a team missed by joining late scores"),
     N_("{team} (from round {number})"),
-    N_("rating, then margin"),
-    N_("Buchholz (the points of the teams met), then rating"),
     N_("Tie-break: {tiebreak}"),
     N_("Tie-breaks after points, in order"),
     N_("then"),
     N_("none"),
-    N_("Buchholz Cut-1"),
-    N_("Median Buchholz"),
-    N_("Sonneborn-Berger"),
-    N_("direct encounter"),
-    N_("wins"),
-    N_("rating"),
-    N_("Buchholz"),
     N_("byes"),
     N_("withdrawn"),
     N_("Withdraw"),
@@ -206,10 +208,11 @@ TEXTS: tuple[str, ...] = (
     N_("Round 1 is seeded by the ratings of the café's earlier nights, then by lot (draw {draw})."),
     N_("both lost"),
 )
-"""The night's words on the staff page (night.js looks each up by its English text)."""
+"""The night's words on the staff page (night.js looks each up by its English text); the tie-breaks'
+are the one list's (``web.night.tiebreak_texts``), which the page is served with the night."""
 
 
-class NightSection(Section[Recorder | None], name="night", script="night.js", texts=TEXTS):
+class NightSection(Section[Recorder | None], name="night", script="night.js", texts=(*TEXTS, *tiebreak_texts())):
     """The night's routes on the staff page of ``page``, on the table's ``Recorder``."""
 
     def __init__(self, page: StaffPage, table: Recorder | None) -> None:
@@ -294,13 +297,14 @@ class NightSection(Section[Recorder | None], name="night", script="night.js", te
             night["free_play"] = self.recorder.free_play()
             night["high_scores"] = best
             night["endings"] = {t.value: translation(lang).gettext(t.words) for t in terminations()}
+            night["tiebreaks"] = tiebreaks_shown(str(night["tiebreak"]))
         kept = [path.stem for path in self.book.kept()]
         names = await asyncio.to_thread(lambda: {night_id: self.book.name_of(night_id) for night_id in kept[-KEPT_NAMED:]})
         season = self.recorder.season  # the league's, as the café's broker brought it down (issue 64)
         teams = [{"code": line["code"], "team": line["team"]} for line in (season or {}).get("season", [])
                  if line.get("code")]
         return web.json_response({"night": night, "kept": kept, "kept_names": names, "offers": offers,
-                                  "league_teams": teams})
+                                  "league_teams": teams, "tiebreaks": tiebreak_choices()})
 
     async def _open(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)
@@ -537,7 +541,8 @@ class NightSection(Section[Recorder | None], name="night", script="night.js", te
             shown = night.to_json()
             best = [h.to_json() for h in high_scores(night.played)]
         return {"night": {**{key: shown[key] for key in ("name", "standings", "rounds", "tiebreak", "bye", "rests")},
-                          "closed": not night.open}, "high_scores": best, "league": self.recorder.season}
+                          "closed": not night.open, "tiebreaks": tiebreaks_shown(night.tiebreak)},
+                "high_scores": best, "league": self.recorder.season}
 
     def _last_kept(self) -> Night | None:
         """The night kept last here (its file's name sorts last), read again only when that file changes."""

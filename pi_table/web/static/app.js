@@ -348,23 +348,8 @@ const RETRY_MS = 10000;  // the companion's Retry-After (pi_table/web/server.py,
 // separate live region says what changed: a round paired, a team's win, a team withdrawn.
 
 const STANDING = [N_("played"), N_("won"), N_("lost"), N_("byes"), N_("points")];  // a line's columns, then the tie-breaks'
-// Each tie-break a night may order (its name, as the night says it), its words and the columns it shows.
-const TIEBREAKS = {rating: [N_("rating, then margin"), [[N_("rating"), "rating"], [N_("margin"), "margin"]]],
-  buchholz: [N_("Buchholz"), [[N_("Buchholz"), "buchholz"]]],
-  "buchholz-cut1": [N_("Buchholz Cut-1"), [[N_("Buchholz Cut-1"), "buchholz_cut1"]]],
-  "median-buchholz": [N_("Median Buchholz"), [[N_("Median Buchholz"), "median_buchholz"]]],
-  "sonneborn-berger": [N_("Sonneborn-Berger"), [[N_("Sonneborn-Berger"), "sonneborn_berger"]]],
-  "direct-encounter": [N_("direct encounter"), []], wins: [N_("wins"), [[N_("wins"), "wins"]]]};
-const OLD_BUCHHOLZ = N_("Buchholz (the points of the teams met), then rating");  // a night's lone "buchholz"
-
-function tiebreakOrder(tiebreak) {
-  // The tie-breaks a night names, in order: a lone "buchholz" is Buchholz then the rating, as nights wrote it before.
-  return (tiebreak === "buchholz" ? ["buchholz", "rating"] : (tiebreak || "rating").split(",")).filter((name) => TIEBREAKS[name]);
-}
-
-function tiebreakWords(tiebreak) {
-  return tiebreak === "buchholz" ? t(OLD_BUCHHOLZ) : tiebreakOrder(tiebreak).map((name) => t(TIEBREAKS[name][0])).join(", ");
-}
+// The night's tie-breaks (its "tiebreaks": their words in its order, the columns they add) come with it from the
+// table's one list of them (pi_table/night/scoring.py), their words in the page's texts.
 
 function placed(line) {
   // A line's place: "3=" when teams the tie-breaks leave level share it.
@@ -423,14 +408,13 @@ function drawStandings() {
 function standingsBlock(night) {
   // The night's block: its standings, the round under way and who sits it out.
   const round = night.closed ? null : night.rounds[night.rounds.length - 1];
-  const columns = [...STANDING.map((name) => [name, name]),
-    ...tiebreakOrder(night.tiebreak).flatMap((name) => TIEBREAKS[name][1])];
+  const columns = [...STANDING.map((name) => [name, name]), ...night.tiebreaks.columns];
   // The teams that asked to sit out the round under way and the next one (a bye at their asking).
   const asked = round ? [round.number, round.number + 1].map((number) => [number, (night.rests || {})[String(number)] || []])
     .filter(([, names]) => names.length) : [];
   return [
     el("h2", {}, night.closed ? `${t("Final standings")}: ${night.name}` : `${t("Standings")}: ${night.name}`),
-    el("p", {class: "tiebreak"}, t("Tie-break: {tiebreak}", {tiebreak: tiebreakWords(night.tiebreak)})),
+    el("p", {class: "tiebreak"}, t("Tie-break: {tiebreak}", {tiebreak: night.tiebreaks.words.map((said) => t(said)).join(", ")})),
     el("div", {class: "scroll", tabindex: "0", role: "region", "aria-label": t("Standings")}, el("table", {class: "facts"},
       el("tr", {}, el("th", {}, t("Team")), columns.map(([name]) => el("th", {}, t(name)))),
       night.standings.map((line) => el("tr", {class: ["standing", ...(line.withdrawn ? ["withdrawn"] : [])].join(" ")},

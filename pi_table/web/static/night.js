@@ -35,8 +35,7 @@ function nightSection() {
         worded("legend", "Tie-breaks after points, in order"),
         ...TIEBREAK_PICKS.map((id, n) => el("select", { id, ...(n ? { "aria-label": t("then"), "data-t-label": "then" }
           : { "aria-label": t("Tie-break after points"), "data-t-label": "Tie-break after points" }) },
-          ...(n ? [worded("option", "none", { value: "" })] : []),
-          ...Object.entries(TIEBREAKS).map(([value, [words]]) => worded("option", words, { value }))))),
+          ...(n ? [worded("option", "none", { value: "" })] : [])))),
       worded("button", "Open the night", { type: "submit" })),
     el("div", { id: "night-open-desk", hidden: "" },
       el("form", { id: "night-join", class: "stack" },
@@ -104,13 +103,8 @@ function drawNightGames(games) {
 
 let night = null;
 const HOSTED = "This night is run from the staff page of table {host}: it is shown here, not changed.";
-// The tie-breaks a night may order, as the book names them: their words, and the standings' columns each adds
-// beyond points and the rating and margin always shown (a lone "buchholz" is a night's of before: then the rating).
-const TIEBREAKS = { rating: ["rating, then margin", []], buchholz: ["Buchholz", [["Buchholz", "buchholz"]]],
-  "buchholz-cut1": ["Buchholz Cut-1", [["Buchholz Cut-1", "buchholz_cut1"]]],
-  "median-buchholz": ["Median Buchholz", [["Median Buchholz", "median_buchholz"]]],
-  "sonneborn-berger": ["Sonneborn-Berger", [["Sonneborn-Berger", "sonneborn_berger"]]],
-  "direct-encounter": ["direct encounter", []], wins: ["wins", [["wins", "wins"]]] };
+// The tie-breaks a night may order come with the night's answer ("tiebreaks": each its name and words), from the
+// table's one list of them (pi_table/night/scoring.py); an open night's say its words and the columns they add.
 const TIEBREAK_PICKS = ["night-tiebreak", "night-tiebreak-2", "night-tiebreak-3", "night-tiebreak-4"];  // the first, then up to three more
 const KEPT_SHOWN = 5;  // the latest nights kept, each with its exports (a closed night is exported from here)
 
@@ -380,6 +374,15 @@ function removeTeam(name) {
   if (confirm(t("Remove the team {team} from the night?", { team: name }))) nightAct("remove", { team: name });
 }
 
+function drawTiebreakChoices(choices) {
+  // The tie-breaks offered, once (a choice being made stays made): the first pick has no "none".
+  for (const id of TIEBREAK_PICKS) {
+    const pick = $(id);
+    if (pick.querySelector("option:not([value=''])")) continue;
+    pick.append(...choices.map(([value, words]) => worded("option", words, { value })));
+  }
+}
+
 function drawNight(data) {
   night = data.night;
   $("night-open").hidden = !!night;
@@ -391,6 +394,7 @@ function drawNight(data) {
   // The league's teams, as its season came down (issue 64): the director picks a team's code from them.
   $("night-team-codes").replaceChildren(...(data.league_teams || []).map(
     (line) => el("option", { value: line.code, label: line.team })));
+  drawTiebreakChoices(data.tiebreaks);
   $("night-code").hidden = !(night && night.code);
   $("night-code").textContent = night && night.code ? t("Code for the other tables: {code}", { code: night.code }) : "";
   if (!night) return;
@@ -425,11 +429,9 @@ function drawNight(data) {
   for (const id of ["night-join", "night-propose", "night-confirm", "night-close"]) $(id).hidden = !!night.host;
   $("night-leave").hidden = !night.host;
   // Every standings page names the tie-breaks the night uses, in its order, and shows their columns.
-  const order = night.tiebreak === "buchholz" ? ["buchholz", "rating"] : night.tiebreak.split(",");
-  $("night-tiebreak-used").textContent = t("Tie-break: {tiebreak}", { tiebreak: night.tiebreak === "buchholz"
-    ? t("Buchholz (the points of the teams met), then rating") : order.map((name) => t(TIEBREAKS[name][0])).join(", ") });
-  const columns = [..."played won lost byes points margin rating".split(" ").map((name) => [name, name]),
-    ...order.flatMap((name) => TIEBREAKS[name][1])];
+  $("night-tiebreak-used").textContent = t("Tie-break: {tiebreak}", { tiebreak: night.tiebreaks.words.map((said) => t(said)).join(", ") });
+  const shown = "played won lost byes points margin rating".split(" ");
+  const columns = [...shown.map((name) => [name, name]), ...night.tiebreaks.columns.filter(([, field]) => !shown.includes(field))];
   redraw($("night-standings"), [columns, night.standings], () => [
     el("tr", {}, el("th", { text: t("Team") }), ...columns.map(([name]) => el("th", { text: t(name) }))),
     ...night.standings.map((line) => el("tr", { class: "standing" },
