@@ -807,12 +807,14 @@ def test_each_table_is_a_csv_of_its_own_with_a_bom_and_the_pages_languages_separ
     book = exported_night(tmp_path)
     night = book.current()
     english = table_csv(night, "standings", "en")
-    assert english.startswith("\ufeff") and english.count("\n") == 1 + len(night.teams)
+    assert english.startswith("\ufeff") and english.count("\n") == 1 + len(night.teams) + 2  # then the tie-break
     rows = list(csv.reader(io.StringIO(english.removeprefix("\ufeff"))))
-    assert rows[0][:2] == ["place", "team"] and "'=1+1" in [row[1] for row in rows]
+    assert rows[0][:2] == ["place", "team"] and "'=1+1" in [row[1] for row in rows[1:1 + len(night.teams)]]
     italian = table_csv(night, "standings", "it")
     rows = list(csv.reader(io.StringIO(italian.removeprefix("\ufeff")), delimiter=";"))
-    assert {row[7] for row in rows[1:]} >= {"0,5"} and all(len(row) == len(rows[0]) for row in rows)
+    table = rows[:1 + len(night.teams)]
+    assert {row[7] for row in table[1:]} >= {"0,5"} and all(len(row) == len(rows[0]) for row in table)
+    assert rows[len(table):] == [[], ["tie-break", "rating"]]
     assert "Caffè Nerò" in italian
     assert table_csv(night, "games", "en").removeprefix("\ufeff").startswith("round,table,game,id")
     assert table_csv(night, "rounds", "it").removeprefix("\ufeff").startswith("round;table;red;blue")

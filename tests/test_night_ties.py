@@ -16,7 +16,15 @@ from pi_table.engine.endings import Termination
 from pi_table.night import scoring
 from pi_table.night.book import Book, NightRefused
 from pi_table.night.games import Game
-from pi_table.web.night import printable, tiebreak_choices, tiebreak_words, tiebreaks_shown
+from pi_table.web.night import (
+    night_csv,
+    night_xlsx,
+    printable,
+    table_csv,
+    tiebreak_choices,
+    tiebreak_words,
+    tiebreaks_shown,
+)
 
 from helpers import Staff, StaffTable, wait_for
 
@@ -148,6 +156,40 @@ def test_buchholz_cut_1_the_median_and_sonneborn_berger_are_fides_with_unplayed_
             fide_buchholz(records, name), fide_buchholz(records, name, 1), fide_buchholz(records, name, 1, 1),
             fide_sonneborn_berger(records, name)), name
         assert line.wins == sum(scored == WIN for _, scored, _ in records[name]), name
+    book.stop()
+
+
+def test_the_csv_and_the_workbook_show_the_tie_breaks_the_director_chose_and_the_csv_names_the_order(tmp_path):
+    """Issue 76, item 8: the standings' CSV and sheet showed Buchholz and the rating only, not
+    the Cut-1, Median, Sonneborn-Berger or wins the director ordered, and the CSV did not name the
+    order. Each chosen tie-break is a column of its own, in the night's order, after the columns
+    always there; the standings' CSV ends with the order; the values are the standings' own."""
+    import csv
+    import io
+
+    from openpyxl import load_workbook
+
+    order = "sonneborn-berger,buchholz-cut1,direct-encounter,median-buchholz,wins"
+    book = hosted(tmp_path, ("A", "B", "C", "D", "E"), tables=("1", "2"), tiebreak=order)
+    by_hand(book, [("1", "A", "B"), ("2", "C", "D")], ["E"])
+    won(book, 1, "1", "A")
+    won(book, 1, "2", None)
+    night = book.current()
+    more = ["sonneborn_berger", "buchholz_cut1", "median_buchholz", "wins"]
+    expected = [(line.place, line.team, *(float(getattr(line, field)) for field in more)) for line in night.standings()]
+    for lang, delimiter in (("en", ","), ("it", ";")):
+        rows = list(csv.reader(io.StringIO(table_csv(night, "standings", lang).removeprefix("\ufeff")), delimiter=delimiter))
+        head = rows[0]
+        assert head[:12] == ["place", "team", "played", "won", "lost", "drawn", "byes", "points", "margin", "rating",
+                             "buchholz", "withdrawn"] and head[12:] == more, lang
+        assert [(int(row[0]), row[1], *(float(row[head.index(field)].replace(",", ".")) for field in more))
+                for row in rows[1:1 + len(night.teams)]] == expected, lang
+        assert rows[1 + len(night.teams):] == [[], ["tie-break", order]], lang
+    sheet = [[cell.value for cell in row] for row in load_workbook(io.BytesIO(night_xlsx(night)))["standings"].iter_rows()]
+    assert sheet[0][12:] == more
+    assert [row[12:] for row in sheet[1:]] == [[getattr(line, field) for field in more] for line in night.standings()]
+    one_file = list(csv.reader(io.StringIO(night_csv(night))))
+    assert one_file[one_file.index(sheet[0]) + 1][1] == night.standings()[0].team and ["tie-break", order] in one_file
     book.stop()
 
 

@@ -71,7 +71,8 @@ TABLES = ("standings", "rounds", "games")
 
 def night_tables(night: Night) -> dict[str, list[tuple[object, ...]]]:
     """The night's tables, each its header then its rows (docs/cafe/night.md, "Exports"): the
-    standings, with the tie-break's values; the rounds, a row for each pair and each team
+    standings, with a column for each tie-break the director chose beyond those always there
+    (``tiebreak_columns``, in the night's order), after them so a script's columns stay where they were; the rounds, a row for each pair and each team
     sitting out, with the result as it counts; the games recorded, one a row (``Night.recorded``)."""
     games: list[tuple[object, ...]] = [("round", "table", "game", "id", "red", "blue", "winner", "termination", "margin",
                                         "score")]
@@ -90,10 +91,12 @@ def night_tables(night: Night) -> dict[str, list[tuple[object, ...]]]:
             rounds.append((made.number, pair.table, pair.red, pair.blue, result,
                            "" if counted is None else counted.winner or ""))
         rounds.extend((made.number, "", name, "", "bye", "") for name in made.resting)
+    more = tuple(tiebreak_columns(night.tiebreak))
     standings: list[tuple[object, ...]] = [("place", "team", "played", "won", "lost", "drawn", "byes", "points",
-                                            "margin", "rating", "buchholz", "withdrawn")]
+                                            "margin", "rating", "buchholz", "withdrawn", *more)]
     standings.extend((line.place, line.team, line.played, line.won, line.lost, line.drawn, line.byes, line.points,
-                      line.margin, line.rating(), line.buchholz, "yes" if line.withdrawn else "")
+                      line.margin, line.rating(), line.buchholz, "yes" if line.withdrawn else "",
+                      *(line.to_json()[field] for field in more))
                      for line in night.standings())
     return {"standings": standings, "rounds": rounds, "games": games}
 
@@ -114,9 +117,13 @@ CSV_SEPARATORS = {"it": (";", ",")}
 
 def table_csv(night: Night, table: str, lang: str) -> str:
     """One of the night's tables (``TABLES``) as a CSV of its own for a spreadsheet in ``lang``:
-    a UTF-8 BOM first (so the accents are read), its language's separators."""
+    a UTF-8 BOM first (so the accents are read), its language's separators; the standings' ends
+    with the night's tie-breaks, in order, after an empty row."""
     delimiter, decimal = CSV_SEPARATORS.get(lang, (",", "."))
-    return "\ufeff" + csv_text(night_tables(night)[table], delimiter, decimal)
+    rows = night_tables(night)[table]
+    if table == "standings":  # it names the order its places come from, as the one-file CSV and the print do
+        rows = [*rows, (), ("tie-break", night.tiebreak)]
+    return "\ufeff" + csv_text(rows, delimiter, decimal)
 
 
 def night_xlsx(night: Night) -> bytes:
