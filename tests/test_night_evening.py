@@ -397,12 +397,13 @@ TRF_VALUE = {"1": 1, "0": 0, "=": 0.5, "+": 1, "-": 0, "U": 1, "F": 1, "H": 0.5,
 
 
 def test_the_trf_export_writes_trf16s_own_bye_codes_and_counts_its_columns_in_bytes(tmp_path):
-    """Issue 49, item 5: a round sat out is TRF-16's pairing-allocated bye (U) once a team, then a
-    full-point bye (F), or a half-point (H) or zero-point one (Z) as the night scores a bye; a
-    round a late team missed is H or Z as the night says, one a withdrawn team was away Z; no
-    BBU line carries the bye's points. A name is written in ASCII, so a reader counting bytes and
-    one counting characters (bbpPairings) find the columns after it in the same place: an accent
-    moved them by a byte before. Read back by bytes."""
+    """Issue 49, item 5, and issue 76, item 9: every round sat out for the pairing is TRF-16's
+    pairing-allocated bye (U), whatever it scores, with the points of a bye other than a win on
+    bbpPairings's BBU line: written H or Z before, FIDE's tie-break programs read it as a bye the
+    team asked for, cut first, while the table's Cut-1 and Median do not. A round a late team
+    missed is H or Z as the night says, one a withdrawn team was away Z. A name is written in
+    ASCII, so a reader counting bytes and one counting characters (bbpPairings) find the columns
+    after it in the same place: an accent moved them by a byte before. Read back by bytes."""
     from pi_table.web.night import night_trf
 
     for bye, late in ((1.0, 0.0), (0.5, 0.5), (0.0, 0.0)):
@@ -423,7 +424,9 @@ def test_the_trf_export_writes_trf16s_own_bye_codes_and_counts_its_columns_in_by
                                  Termination.ALL_AGENTS_FOUND, 1, None, number, float(number)))
         night = book.current()
         data = night_trf(night).encode()
-        assert b"BBU" not in data and data.endswith(b"\r\n")
+        assert data.endswith(b"\r\n")
+        assert (b"BBU" in data) == (bye != 1) and (bye == 1 or f"\r\nBBU {bye:4.1f}\r\n".encode() in data)
+        value = {**TRF_VALUE, "U": bye}
         points = {line.team: line.points for line in night.standings()}
         byes = night.byes()
         for row in data.split(b"\r\n"):
@@ -434,11 +437,10 @@ def test_the_trf_export_writes_trf16s_own_bye_codes_and_counts_its_columns_in_by
             full = next(team for team in night.teams if team.replace("àèìòùÀÈÌÒÙ", "aeiouAEIOU").replace(
                 "è", "e").replace("ò", "o").replace("é", "e") == name)
             codes = [chr(row[98 + 10 * at]) for at in range(5)]
-            assert float(row[80:84]) == sum(TRF_VALUE[code] for code in codes) == points[full], (full, codes)
+            assert float(row[80:84]) == sum(value[code] for code in codes) == points[full], (full, codes)
             sat_out = [code for code, made in zip(codes, night.rounds, strict=True) if full in made.resting]
             assert len(sat_out) == byes[full]
-            assert sat_out == (["U", *["F"] * (len(sat_out) - 1)][:len(sat_out)] if bye == 1 else
-                               ["H" if bye == 0.5 else "Z"] * len(sat_out)), (full, sat_out)
+            assert sat_out == ["U"] * len(sat_out), (full, sat_out)
             if full == "Latecomers":
                 assert codes[0] == ("H" if late else "Z")
             if full == "Owls":

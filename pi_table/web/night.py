@@ -13,7 +13,7 @@ from collections.abc import Callable
 from ..engine.phrase import N_
 from ..files import csv_text
 from ..night.pairing import Round
-from ..night.scoring import FORFEIT, PLAYED, TIEBREAKS, columns_of, tiebreak_said
+from ..night.scoring import BYE_POINTS, FORFEIT, PLAYED, TIEBREAKS, columns_of, tiebreak_said
 from ..night.standings import Result, Standing
 from ..night.state import VOID, Night, NightRefused
 from ..ui.i18n import translation
@@ -163,30 +163,24 @@ def night_trf(night: Night) -> str:
     bbpPairings read: each team a player, numbered in the order it joined; each round its
     opponent, its colour (red is white: it plays first) and its result (``1``, ``0``, ``=`` both
     lost, ``+``/``-`` a forfeit, ``-`` both in a double loss, blank while played). A round without
-    a game is TRF-16's own bye: sat out, the pairing-allocated bye (``U``) once a team, then a
-    full-point one (``F``), or a half-point (``H``) or zero-point (``Z``) one as the night scores
-    a bye; missed by joining late, ``H`` or ``Z`` as the night says, asked for, as the director chose for that bye; away (withdrawn) or void,
-    ``Z``. A name is written in ASCII, so its columns are the same counted in bytes or in characters."""
+    a game is TRF-16's own bye: sat out, the pairing-allocated bye (``U``) each time, whatever it
+    scores (a bye other than a win's points on bbpPairings's ``BBU`` line), as the standings count
+    it among the rounds no team chose to miss (issue 76, item 9: ``H`` or ``Z`` read as a bye asked
+    for, which FIDE's tie-breaks cut first); missed by joining late, ``H`` or ``Z`` as the night
+    says, asked for, as the director chose for that bye; away (withdrawn) or void, ``Z``. A name is
+    written in ASCII, so its columns are the same counted in bytes or in characters."""
     start = {name: n for n, name in enumerate(night.teams, start=1)}
     place = {line.team: line.place for line in night.standings()}
     points = {line.team: line.points for line in night.standings()}
     slots = night.slots()
     lines = [f"012 {night.name}", f"042 {time.strftime('%Y/%m/%d', time.gmtime(night.opened))}",
              f"062 {len(start)}", "092 Swiss (pi-table game night)", f"XXR {len(night.rounds)}",
-             *([] if night.bye in TRF_BYES else [f"BBU {night.bye:4.1f}"])]  # bbpPairings's, for a bye of its own
+             *([] if night.bye == BYE_POINTS else [f"BBU {night.bye:4.1f}"])]  # bbpPairings's: what a U scores
     for name, number in start.items():
-        sat_out = 0
-        rounds = []
-        for made in night.rounds:
-            rounds.append(_trf_round(night, slots, made, name, start, sat_out))
-            sat_out += name in made.resting
+        rounds = [_trf_round(night, slots, made, name, start) for made in night.rounds]
         lines.append(f"001 {number:>4}{'':6}{_trf_name(name)}{'':33}{points[name]:4.1f} {place[name]:>4}"
                      + "".join(rounds))
     return "\r\n".join(lines) + "\r\n"
-
-
-TRF_BYES = {1.0: "F", 0.5: "H", 0.0: "Z"}
-"""TRF-16's byes by their points (a win's points: the pairing-allocated bye, U, the first time)."""
 
 
 def _trf_name(name: str) -> str:
@@ -200,12 +194,10 @@ def _trf_name(name: str) -> str:
     return plain.encode("ascii", "replace").decode()[:33].ljust(33)
 
 
-def _trf_round(night: Night, slots: dict[tuple[int, str], Result], made: Round, name: str, start: dict[str, int],
-               sat_out: int) -> str:
-    """A team's round in TRF-16: ``  OOOO C R`` (columns 92-95, 97 and 99 for the first round);
-    ``sat_out``: the rounds it sat out before this one."""
+def _trf_round(night: Night, slots: dict[tuple[int, str], Result], made: Round, name: str, start: dict[str, int]) -> str:
+    """A team's round in TRF-16: ``  OOOO C R`` (columns 92-95, 97 and 99 for the first round)."""
     if name in made.resting:
-        return f"  0000 - {TRF_BYES.get(night.bye, 'U') if sat_out or night.bye != 1 else 'U'}"
+        return "  0000 - U"  # the pairing's bye, each time: never one the team asked for
     pair = next((pair for pair in made.pairs if name in pair.teams), None)
     if pair is None:
         half = night.asked_out(name, made.number) and night.missed_points(name, made.number) == 0.5
