@@ -323,3 +323,82 @@ def test_two_tables_through_mosquitto_the_follower_records_its_round_game_from_t
         dashboard.stop()
         for table in tables.values():
             table.book.stop()
+
+
+
+def test_an_earlier_nights_correction_heard_leaves_the_next_night_on_offer(tmp_path):
+    """A host's earlier night, corrected and told again (issue 76, item 10), is no offer of its
+    own: the night on offer from that host stays on offer to the staff, as it was."""
+    from pi_table.fleet import schema
+
+    host, follower = Recorder(Book(tmp_path / "t1"), "t1"), Recorder(Book(tmp_path / "t2"), "t2")
+    friday = host.book.open("Friday", ["codenames"], ["t1", "t2"])
+    for name in TEAMS:
+        host.book.join(name)
+    host.book.propose()
+    made = host.book.confirm()
+    host.book.close(over=True)
+    host.book.open("Saturday", ["codenames"], ["t1", "t2"])
+    assert follower.follow("t1", heard(host)) is False
+    assert [offer["name"] for offer in follower.book.offered()] == ["Saturday"]
+    host.book.correct(friday.id, 1, made.pairs[0].table, "double-loss", "staff")
+    plan = host.corrected_plan(host.book.night_of(friday.id))
+    assert plan is not None and host.corrected_plan(host.book.current()) is None
+    assert follower.follow("t1", schema.parse("plan", json.dumps(plan).encode())) is False  # it never followed Friday
+    assert [offer["name"] for offer in follower.book.offered()] == ["Saturday"]
+    host.book.stop()
+    follower.book.stop()
+
+@pytest.mark.broker
+def test_a_correction_of_an_earlier_night_reaches_its_followers_once_the_host_opened_the_next(broker, tmp_path):
+    """Issue 76, item 10: the host's retained plan tells of its night now; a result of an earlier
+    night corrected after the host opened the next reached no follower (``Book._closed_change``
+    told only of the night now). It is published once more, not retained: a follower online
+    keeps it at once, one offline from its persistent session when back, and the next night's
+    plan stays the retained one."""
+    from pi_table.fleet.reporter import Reporter
+
+    tables = {name: Recorder(Book(tmp_path / name, cafe_tables=["t1"]), name) for name in ("t1", "t2", "t3")}
+    reporters = {name: Reporter(config.broker(broker.url, table_id=name), act=lambda request: {"ok": True})
+                 for name in tables}
+    for name, reporter in reporters.items():
+        reporter.take_night(tables[name])
+    host = tables["t1"].book
+    try:
+        for reporter in reporters.values():
+            reporter.start()
+        friday = host.open("Friday", ["codenames"], ["t1", "t2", "t3"])
+        for name in TEAMS:
+            host.join(name)
+        host.propose()
+        made = host.confirm()
+        host.close(over=True)
+        for name in ("t2", "t3"):
+            wait_for(lambda name=name: tables[name].book.night is not None and not tables[name].book.night.open,
+                     f"{name} hearing Friday's close", 10)
+        saturday = host.open("Saturday", ["codenames"], ["t1", "t2", "t3"])
+        for name in ("t2", "t3"):
+            wait_for(lambda name=name: (tables[name].book.night or friday).id == saturday.id,
+                     f"{name} following Saturday", 10)
+        reporters["t3"].stop()  # t3 is away while the director corrects Friday
+        pair = made.pairs[0]
+        host.correct(friday.id, 1, pair.table, "forfeit", "staff", winner=pair.blue)
+        corrected = [line.to_json() for line in host.night_of(friday.id).standings()]
+
+        def kept(name: str) -> list[dict[str, object]]:
+            return [line.to_json() for line in tables[name].book.night_of(friday.id).standings()]
+
+        wait_for(lambda: kept("t2") == corrected, "t2 keeping Friday's correction", 10)
+        assert tables["t2"].book.night is not None and tables["t2"].book.night.id == saturday.id
+        assert kept("t3") != corrected
+        reporters["t3"] = Reporter(config.broker(broker.url, table_id="t3"), act=lambda request: {"ok": True})
+        reporters["t3"].take_night(tables["t3"])
+        reporters["t3"].start()
+        wait_for(lambda: kept("t3") == corrected, "t3 keeping Friday's correction once back", 10)
+        assert tables["t3"].book.night is not None and tables["t3"].book.night.id == saturday.id
+        assert tables["t3"].book.night.open
+    finally:
+        for reporter in reporters.values():
+            reporter.stop()
+        for table in tables.values():
+            table.book.stop()

@@ -280,7 +280,7 @@ class Reporter:
         self.recorder = recorder
         recorder.published = lambda game: self.night(recorder.report())
         recorder.book.changed = lambda: self._changed(recorder)
-        recorder.book.corrected = self.league_night
+        recorder.book.corrected = lambda night: self._corrected(recorder, night)
         if self.config.league:
             from .league import season_topic
 
@@ -295,6 +295,17 @@ class Reporter:
         self.plan(recorder.plan())
         if recorder.book.night is not None:
             self.league_night(recorder.book.night)
+
+    def _corrected(self, recorder: Recorder, night: Night) -> None:
+        """A closed night changed (``Book.corrected``): the league hears of it, and one this table
+        hosted before the night its retained plan now tells of (``Recorder.corrected_plan``) is
+        published once more on the plan's topic, QoS 1, not retained, so the tables that followed
+        it keep the correction, at once or from their persistent session when back (issue 76,
+        item 10: only the night the retained plan told of reached them)."""
+        self.league_night(night)
+        plan = recorder.corrected_plan(night)
+        if plan is not None and fits("plan", payload := json.dumps(plan)):
+            self.client.publish(topic(self.table_id, "plan"), payload, qos=1)
 
     def league_night(self, night: Night) -> None:
         """A night this table hosted, closed or corrected since (``league.record``), sent retained

@@ -705,9 +705,11 @@ class Book:
                 return True
             if plan["opened"] > night.opened:  # a host runs one night at a time: the one followed here is over there
                 self.leave()
-        offered = self.offers.pop(host, None)
         if plan["closed"] is not None:  # a night over (its plan stays at the broker): a correction, or nothing
+            if self.offers.get(host, {}).get("night") == plan["night"]:
+                del self.offers[host]  # the night on offer is over; an earlier night's correction leaves it on offer
             return self._corrected(host, plan)
+        offered = self.offers.pop(host, None)
         if not -CLOCK_SKEW_S <= self.clock() - plan["opened"] <= NEW_NIGHT_S:
             raise NightRefused("the plan of table {host} is of no night opened now", host=host)
         _holds(plan, None)

@@ -35,7 +35,7 @@ from ..engine.phrase import Phrase
 from .book import Book
 from .code import proof, shown
 from .games import Game, from_view
-from .state import Event
+from .state import Event, Night
 
 log = logging.getLogger("pi_table.night")
 
@@ -179,6 +179,16 @@ class Recorder:
                 self._proof = (night.id, code, proof(code, self.table, night.id))
             plan["proof"] = self._proof[2]
         return plan
+
+    def corrected_plan(self, night: Night) -> dict[str, object] | None:
+        """The plan of ``night``, closed and corrected here (``Book.corrected``), when this table
+        hosted it and it is not the night ``plan`` tells of: the tables that followed it keep it
+        as the correction it is (``Book._corrected``; a closed night's plan needs no proof of its
+        code, which was checked when they accepted it). None for any other night."""
+        with self.book.lock:
+            if night.host is not None or night.open or night is self.book.night:
+                return None
+            return night.plan_json()
 
     def follow(self, host: str, plan: Event) -> bool:
         """The plan table ``host`` published (as the fleet's schema read it), kept when this table
