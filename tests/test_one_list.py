@@ -16,6 +16,7 @@ import pytest
 from pi_table.engine.games import GAMES
 from pi_table.night import scoring
 from pi_table.night.state import HOSTED
+from pi_table.ui.tell import NOTICE_EVENTS
 
 PACKAGE = Path(scoring.__file__).resolve().parents[1]
 WINDOW = 6  # lines: a literal list written over a few lines, as a dict or an array is
@@ -23,10 +24,9 @@ REGISTRIES: dict[str, tuple[Callable[[], Collection[str]], str]] = {
     "tie-breaks": (lambda: scoring.TIEBREAKS, "night/scoring.py"),
     "games": (lambda: GAMES, "engine/games.py"),
     "the night's hosted events": (lambda: HOSTED, "night/state.py"),
+    "the owner's notifications' events": (lambda: NOTICE_EVENTS, "ui/tell.py"),
 }
-"""Each registry: its keys, and the file that keeps them (the one place they are written).
-(``config.schema.NOTICE_EVENTS`` is not here yet: ``web/sections/notify.py`` keeps its words by its
-names, a second copy for its room's owner to fold into it.)"""
+"""Each registry: its keys, and the file that keeps them (the one place they are written)."""
 CHOSEN = {"bench/engine.py": "the variants the engine's bench times, each with its options: a choice, not the games"}
 """Sources that name most of a registry's keys for a reason of their own, each with it."""
 

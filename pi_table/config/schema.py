@@ -19,6 +19,7 @@ from ..table.input import HOLD_MAX_S, HOLD_MIN_S
 from ..table.timer import TURN_S
 from ..ui.mounting import PANELS, ROTATIONS, PanelMounting
 from ..ui.pixels import GAMMA
+from ..ui.tell import NOTICE_EVENTS
 
 DEFAULT_PATH = Path("/etc/pi-table/config.toml")
 
@@ -64,8 +65,6 @@ SECTION_GROUPS = {"game": "game", "timer": "game", "touch": "advanced", "leds": 
                   "notify": "advanced"}
 """A section's keys' group, unless a key names its own."""
 
-NOTICE_EVENTS = ("device", "restart", "update", "backup", "disk", "night")
-"""What the owner's notifications may tell of (``daemon.notices``)."""
 SECONDS, MINUTES, PIXELS, DEGREES = N_("seconds"), N_("minutes"), N_("pixels"), N_("degrees")
 LANGUAGE_NAMES = {"en": "English", "it": "Italiano"}
 """Each language by its own name, as a choice is offered in any language."""

@@ -29,11 +29,11 @@ from ..ui.leds import LightSettings
 from ..ui.mounting import PanelMounting, ScreenSettings
 from ..ui.pixels import LedMap, PixelOutput, PowerLimit
 from ..ui.sound import QuietHours, SoundSettings
+from ..ui.tell import NOTICE_EVENTS
 from .schema import (
     BY_KEY,
     EXPECTED,
     MAX_LEDS,
-    NOTICE_EVENTS,
     SOCKET_PATH_MAX,
     SPI_MOSI,
     Range,

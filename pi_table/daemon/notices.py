@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import version
-from ..config.schema import NOTICE_EVENTS
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text
 from ..files import read_json, write_private
@@ -45,7 +44,7 @@ from ..hal.events import not_working
 from ..release import stick, system
 from ..release.layout import HOME, Releases, act_note
 from ..ui.i18n import say
-from ..ui.tell import Kind, Message, Name, Reason, Said, because, words
+from ..ui.tell import NOTICE_EVENTS, Kind, Message, Name, Reason, Said, because, words
 from . import offsite
 
 if TYPE_CHECKING:
@@ -57,9 +56,7 @@ log = logging.getLogger("pi_table.daemon")
 URL_KEY = "notify.url_file"  # the setting naming the file the Apprise URL is kept in
 EVENTS_KEY = "notify.events"
 EVENTS = NOTICE_EVENTS
-"""The events the owner may be told of. The staff page's words for them are its section's
-(``web.sections.notify.EVENT_WORDS``): loading the pages here, after READY and before the
-loop's first watchdog ping, took longer than systemd's watchdog on a Pi."""
+"""The events the owner may be told of, with the words the staff page offers each by."""
 SCHEMES = ("mailto", "mailtos", "tgram", "ntfy", "ntfys", "matrix", "matrixs", "json", "jsons", "gotify", "gotifys",
            "signal", "signals", "discord", "slack", "pover", "mmost", "mmosts", "rocket", "rockets", "xmpp", "xmpps")
 """The Apprise services the table sends to: mail, chats and push services a café uses."""

@@ -21,6 +21,18 @@ from typing import ClassVar
 from ..engine.phrase import N_, Phrase
 from .i18n import say, translation
 
+NOTICE_EVENTS = {
+    "device": N_("A device fails or a touch chip goes silent"),
+    "restart": N_("The table restarted after a crash, or rolled a change back"),
+    "update": N_("An update or a security run finished or failed"),
+    "backup": N_("A nightly backup failed, or its copy to a USB stick or the network place"),
+    "disk": N_("The SD card is nearly full"),
+    "night": N_("A game night closed, with its winners"),
+}
+"""What the owner may choose to be told of (the setting ``notify.events``; each ``Kind`` names
+one, or none), each in the words the staff page offers it by: the one list of them
+(tests/test_one_list.py)."""
+
 GROUPS = {"en": ",", "it": "."}
 """How each language groups a number's thousands: 12,345 MB, 12.345 MB."""
 
@@ -108,7 +120,7 @@ class Kind:
     """One message the table sends: its English template and each field's type (one of ``SAYS``;
     ``tuple`` is a list of ``Name``)."""
 
-    event: str  # what the owner chooses it under (``config.schema.NOTICE_EVENTS``), "" for none
+    event: str  # what the owner chooses it under (``NOTICE_EVENTS``), "" for none
     template: str
     fields: tuple[tuple[str, type], ...] = ()
 

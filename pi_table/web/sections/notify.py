@@ -16,19 +16,11 @@ from aiohttp import web
 from ...engine.errors import Refusal
 from ...engine.phrase import N_
 from ...ui.i18n import say
+from ...ui.tell import NOTICE_EVENTS
 from ..auth import Session
 from ..roles import Route, owner
 from ..staff import Section, bad, language, log
 
-EVENT_WORDS = {
-    "device": N_("A device fails or a touch chip goes silent"),
-    "restart": N_("The table restarted after a crash, or rolled a change back"),
-    "update": N_("An update or a security run finished or failed"),
-    "backup": N_("A nightly backup failed, or its copy to a USB stick or the network place"),
-    "disk": N_("The SD card is nearly full"),
-    "night": N_("A game night closed, with its winners"),
-}
-"""The events the owner may be told of (``config.schema.NOTICE_EVENTS``), as the page offers them."""
 OFF = N_("the owner's notifications are off on this table: it does not hold the journal")
 
 TEXTS: tuple[str, ...] = (
@@ -44,7 +36,7 @@ TEXTS: tuple[str, ...] = (
     N_("Last message {when}: sent."),
     N_("Last message {when} failed: {why}"),
     N_("Test sent: look for it where the messages arrive."),
-    *EVENT_WORDS.values(),
+    *NOTICE_EVENTS.values(),
 )
 
 
@@ -68,7 +60,7 @@ class NotifySection(Section[Notices | None], name="notify", script="notify.js", 
         if notices is None:
             return web.json_response({"ok": False, "error": say(OFF, lang)}, status=409)
         return web.json_response({"ok": True, **await asyncio.to_thread(notices.view, lang),
-                                  "offered": EVENT_WORDS})  # the page's boxes, in its words: the page keeps no list
+                                  "offered": NOTICE_EVENTS})  # the page's boxes, in its words: the page keeps no list
 
     async def _test(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)
@@ -84,4 +76,4 @@ class NotifySection(Section[Notices | None], name="notify", script="notify.js", 
             return web.json_response({"ok": False, "error": say(refused.phrase, lang)}, status=400)
         log.warning("staff page: a test notification sent from %s", request.remote)
         return web.json_response({"ok": True, **await asyncio.to_thread(notices.view, lang),
-                                  "offered": EVENT_WORDS})  # the page's boxes, in its words: the page keeps no list
+                                  "offered": NOTICE_EVENTS})  # the page's boxes, in its words: the page keeps no list
