@@ -47,7 +47,7 @@ from ..errors import PiTableError
 from ..files import write_private
 from ..ui.i18n import say, translation
 from ..web.auth import Gate, Refused, Throttle, Why, from_this_machine, hash_secret
-from ..web.document import document
+from ..web.document import KIT_SCRIPT, kit_page
 from ..web.night import TIEBREAK_FIELDS, TIEBREAK_WORDS
 from ..web.runner import ServerThread
 from . import link, schema
@@ -340,13 +340,13 @@ class Dashboard(ServerThread):
         heads = "".join(f"<th>{w[key]}</th>" for key in ("table", "connection", "game", "faults", "games_today", "endings",
                                                           "average", "seen"))
         page_data = json.dumps({"words": {**w, "tables": self.tables_online[lang]}, "standing": STANDING}).replace("<", "\\u003c")
-        body = (f'<header><h1>{w["title"]}</h1><p id="count"></p><a href="/export.csv">{w["export"]}</a>'
-                f'<form method="post" action="/logout"><button>{w["sign_out"]}</button></form></header>'
-                f'<div class="scroll" tabindex="0" role="region" aria-label="{w["title"]}">'
+        header = (f'<h1>{w["title"]}</h1><p id="count"></p><a href="/export.csv">{w["export"]}</a>'
+                  f'<form method="post" action="/logout"><button>{w["sign_out"]}</button></form>')
+        body = (f'<div class="scroll" tabindex="0" role="region" aria-label="{w["title"]}">'
                 f'<table><thead><tr>{heads}</tr></thead><tbody id="rows"></tbody></table></div><div id="nights"></div>'
                 f'<script type="application/json" id="fleet-words">{page_data}</script>'
                 f'<script src="/fleet.js"></script>')
-        return web.Response(text=self._html(body, lang), content_type="text/html")
+        return web.Response(text=self._html(body, lang, header), content_type="text/html")
 
     def _language(self, request: web.Request) -> str:
         """The pages' language for ``request``: the first the phone asks for (Accept-Language, by
@@ -358,10 +358,11 @@ class Dashboard(ServerThread):
         name = request.path.lstrip("/")
         return web.Response(text=page_file(name), content_type=PAGE_FILES[name])
 
-    def _html(self, body: str, lang: str) -> str:
-        return document(lang, f'pi-table: {self.words[lang]["title"]}', f"{body}\n",
-                        head='<link rel="icon" href="data:,">\n'  # no icon, and no request for one
-                             '<link rel="stylesheet" href="/fleet.css">\n', referrer=True)
+    def _html(self, main: str, lang: str, header: str = "") -> str:
+        """A page of the dashboard's, from the page kit: ``header`` (else the page's title) and ``main``."""
+        title = self.words[lang]["title"]
+        return kit_page(lang, f"pi-table: {title}", header or f"<h1>{title}</h1>", main,
+                        head='<link rel="stylesheet" href="/fleet.css">\n')
 
     async def _tables(self, request: web.Request) -> web.Response:
         self._require(request)
@@ -420,8 +421,9 @@ class Dashboard(ServerThread):
         return response
 
 
-PAGE_FILES = {"fleet.css": "text/css", "fleet.js": "text/javascript"}
-"""The page's style and script, in web/static/ beside the staff page's (under the same checks)."""
+PAGE_FILES = {"fleet.css": "text/css", "fleet.js": "text/javascript", KIT_SCRIPT: "text/javascript"}
+"""The page's style and scripts (its own, the page kit's), in web/static/ beside the staff page's (under the
+same checks); the league's page serves them too."""
 
 
 def same_origin(request: web.Request) -> bool:
