@@ -23,6 +23,7 @@ import asyncio
 import html
 import json
 import logging
+import ssl
 import sys
 import threading
 import time
@@ -31,7 +32,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import quote
 
 import paho.mqtt.client as mqtt
@@ -49,17 +50,19 @@ from ..errors import PiTableError
 from ..files import replace_file
 from ..night.names import MAX_NAME, NameRefused, code, tidy
 from ..ui.i18n import say, translation
-from ..web.auth import Gate, Refused, same
+from ..web.auth import Gate, Refused, behind, password_may_cross, same
 from ..web.document import kit_page, zone_now
 from ..web.runner import ServerThread
 from . import link
 from .dashboard import (
     ATTEMPTS,
     ATTEMPTS_OVERALL,
+    IN_CLEAR,
     PAGE_FILES,
     SESSION_S,
     asked_language,
     page_file,
+    page_policy,
     read_password_file,
     same_origin,
     set_password,
@@ -196,12 +199,15 @@ class LeaguePage(ServerThread):
 
     def __init__(self, broker: FleetConfig, league: League, host: str, port: int, lang: str = "en",
                  client_id: str = "pi-table-league", password_hash: str | None = None, roster: Path | None = None,
-                 every_s: int = EVERY_S) -> None:
+                 every_s: int = EVERY_S, tls: ssl.SSLContext | None = None, proxy: str | None = None) -> None:
         """``password_hash``: the organiser's sign-in (None: the page is read-only), which merges
-        teams into the ``roster`` file; ``every_s``: how often a visitor's page fetches the season again."""
+        teams into the ``roster`` file; ``every_s``: how often a visitor's page fetches the season
+        again; ``tls``: the page's own https, ``proxy``: the address of the reverse proxy whose
+        https serves it (``web.auth.behind``). The sign-in follows every server's policy
+        (``web.auth.password_may_cross``): from another machine, over TLS alone."""
         super().__init__("league-page")
         self.broker, self.league, self.host, self.port, self.lang = broker, league, host, port, lang
-        self.roster, self.every_s = roster, every_s
+        self.roster, self.every_s, self.tls, self.proxy = roster, every_s, tls, proxy
         self.gate = None if password_hash is None else Gate(
             "league", lambda: password_hash, COOKIE, "/", ATTEMPTS, ATTEMPTS_OVERALL, SESSION_S, time.monotonic,
             cookie_s=SESSION_S)
@@ -253,10 +259,10 @@ class LeaguePage(ServerThread):
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return f"{'https' if self.tls else 'http'}://{self.host}:{self.port}"
 
     async def _open(self) -> None:
-        app = web.Application()
+        app = web.Application(middlewares=[behind(self.proxy)])
         app.router.add_get("/", self._page)
         app.router.add_get("/season.json", self._json)
         app.router.add_get("/season.csv", self._csv)
@@ -270,7 +276,7 @@ class LeaguePage(ServerThread):
             app.router.add_post("/logout", self._logout)
             app.router.add_post("/merge", self._merge)
         runner = await self._set_up(app)
-        await web.TCPSite(runner, self.host, self.port).start()
+        await web.TCPSite(runner, self.host, self.port, ssl_context=self.tls).start()
         if self.port == 0:
             self.port = runner.addresses[0][1]
 
@@ -314,6 +320,8 @@ class LeaguePage(ServerThread):
     # the organiser's sign-in, as the fleet's dashboard's (one Gate: the same hash, the same limits)
 
     async def _login_page(self, request: web.Request, said: str = "", status: int = 200) -> web.Response:
+        if not password_may_cross(request):
+            self._in_clear(request)
         lang = self._language(request)
         return web.Response(text=login_page(lang, said), content_type="text/html", status=status)
 
@@ -323,7 +331,13 @@ class LeaguePage(ServerThread):
         def refused(said: str, status: int) -> Awaitable[web.Response]:
             return self._login_page(request, translation(self._language(request)).gettext(WORDS[said]), status)
 
-        return await signed_in(request, self.gate, refused)
+        return await signed_in(request, self.gate, refused, self._in_clear)
+
+    def _in_clear(self, request: web.Request) -> NoReturn:
+        """A sign-in over plain http from another machine: refused, its password never read."""
+        lang = self._language(request)
+        raise web.HTTPForbidden(text=login_page(lang, translation(lang).gettext(IN_CLEAR), form=False),
+                                content_type="text/html")
 
     async def _logout(self, request: web.Request) -> web.Response:
         assert self.gate is not None
@@ -371,14 +385,15 @@ class LeaguePage(ServerThread):
         self.league.merge(duplicate, into)
 
 
-def login_page(lang: str, said: str = "") -> str:
-    """The organiser's sign-in, in ``lang``."""
+def login_page(lang: str, said: str = "", form: bool = True) -> str:
+    """The organiser's sign-in, in ``lang``; ``form``: False where no password may be typed (``said`` says why)."""
     w = {key: translation(lang).gettext(text) for key, text in WORDS.items()}
     e = html.escape
+    typed = (f'<form method="post" action="/login"><label>{e(w["password"])} <input type="password" '
+             f'name="password" autocomplete="current-password" autofocus></label> <button>{e(w["sign_in"])}</button>'
+             f'</form>') if form else ""
     return kit_page(lang, w["organiser"], f"<h1>{e(w['organiser'])}</h1>",
-                    f'<form method="post" action="/login"><label>{e(w["password"])} <input type="password" '
-                    f'name="password" autocomplete="current-password" autofocus></label> <button>{e(w["sign_in"])}</button>'
-                    f'</form>{f"<p>{e(said)}</p>" if said else ""}', head=STYLE)
+                    f'{typed}{f"<p>{e(said)}</p>" if said else ""}', head=STYLE)
 
 
 def page(data: dict[str, Any], lang: str, organiser: str | None = None, said: str = "", zone: str = "UTC",
@@ -476,9 +491,10 @@ def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         stored = None if args.password_file is None else read_password_file(args.password_file)
     except ValueError as e:
         parser.error(str(e))
+    tls, proxy = page_policy(parser, args)
     try:
         served = LeaguePage(broker, roster.league(args.league), args.host, args.port, args.lang,
-                            password_hash=stored, roster=args.roster)
+                            password_hash=stored, roster=args.roster, tls=tls, proxy=proxy)
         served.start()
     except OSError as e:
         print(f"pi-table league: {e.strerror or e}: {e.filename or f'{args.host}:{args.port}'}", file=sys.stderr)
