@@ -363,7 +363,7 @@ class StickCopy:
             contents = backups.check_upload(backups.nightly_data(self.boot.daemon.config, name), self.boot.daemon)
         except backups.BadBackup as e:
             return found | {"outcome": "refused", "why": say(e.phrase, lang)}
-        return found | {"backup": name, "made": contents.manifest.get("made"),
+        return found | {"backup": name, "made": backups.made_at(contents.manifest),
                         "replaces": [say(part, lang) for part in contents.replaces]}
 
     def note(self) -> dict[str, Any]:
