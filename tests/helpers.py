@@ -26,16 +26,20 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import replace
+from itertools import count
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import strategies as st
 
+from pi_table.bench.league import play_night
 from pi_table.engine import GameRecord, Guess, Rules, Team, make_game, parse_action
 from pi_table.engine.codex import MESSAGES, Codex, CodexState
 from pi_table.engine.codex_rules import CodexRules
 from pi_table.engine.codex_setup import OPTIONAL_ROLES, Fact, Role, Setup
+from pi_table.fleet.league import night_topic, record
+from pi_table.night.book import Book, Night
 from pi_table.protocol import wire
 
 if TYPE_CHECKING:
@@ -1876,3 +1880,42 @@ def connected(url: str, ca: Path, table_id: str = "", topics: tuple[str, ...] = 
     client.loop_start()
     wait_for(up.is_set, f"{settings.username} connected" + (" and subscribed" if topics else ""), 10)
     return client
+
+
+# --- a league's nights: two cafés' host tables, as the league's tests and its pages' play them --------
+
+LEAGUE_START = 1_795_000_000.0  # 2026-11-18, a café's evening
+
+
+class CafeClock:
+    """A café's clock: each look a minute on, so every night, round and game has its own time."""
+
+    def __init__(self, start: float) -> None:
+        self.ticks = count()
+        self.start = start
+
+    def __call__(self) -> float:
+        return self.start + 60.0 * next(self.ticks)
+
+
+def sent(night: Night, cafe: str, host: str) -> tuple[str, bytes]:
+    """The topic and message a host table sends the league of its closed night, as JSON crosses the bridge."""
+    message = record(night, cafe, host)
+    assert message is not None
+    return night_topic("spring", cafe, host, night.id), json.dumps(message).encode()
+
+
+def two_cafes(tmp_path, rng: random.Random) -> tuple[dict[str, Book], list[tuple[str, str, Night]]]:
+    """Two cafés' host tables, three nights each; two teams play in both cafés (one under another
+    spelling, as names are compared: the same team)."""
+    books = {"bar-roma": Book(tmp_path / "roma", clock=CafeClock(LEAGUE_START)),
+             "bar-milano": Book(tmp_path / "milano", clock=CafeClock(LEAGUE_START + 30))}
+    teams = {"bar-roma": ["Owls", "Zebras", "Foxes", "Moles", "Quiz Club"],
+             "bar-milano": ["owls", "Zébras", "Lynx", "Herons", "Otters", "Badgers"]}
+    tables = {"bar-roma": ["r1", "r2"], "bar-milano": ["m1", "m2", "m3"]}
+    played = []
+    for week in range(3):
+        for cafe, book in books.items():
+            night = play_night(book, tables[cafe], rng.sample(teams[cafe], len(teams[cafe]) - week % 2), 3, rng)
+            played.append((cafe, tables[cafe][0], night))
+    return books, played

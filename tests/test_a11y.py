@@ -494,6 +494,59 @@ def test_axe_finds_nothing_serious_on_the_fleet_dashboard(broker, browser, axe, 
         dashboard.stop()
 
 
+def test_axe_finds_nothing_serious_on_the_league_page_and_it_writes_its_numbers_and_dates_in_the_readers_language(
+        broker, browser, axe, lang, tmp_path):
+    """Issue 73: the league's page, a visitor's and the organiser's sign-in, at every width; its
+    ratings and the cafés' last contact written by Intl in the page's language (no ISO date, no
+    "9.28" in Italian), its time zone said once, a refused night said in words; and it keeps
+    itself up to date by fetch into a polite live region: the page is never loaded again."""
+    import json
+    import random
+    import re
+
+    from pi_table.config import broker as broker_config
+    from pi_table.fleet.dashboard import hash_password
+    from pi_table.fleet.league import night_topic
+    from pi_table.fleet.league_page import LeaguePage, read_roster
+
+    from helpers import sent, two_cafes
+
+    _, played = two_cafes(tmp_path, random.Random(5))
+    roster = tmp_path / "roster.toml"
+    roster.write_text('[cafes]\nbar-roma = ["r1", "r2"]\nbar-milano = ["m1", "m2", "m3"]\n')
+    served = LeaguePage(broker_config(broker.url), read_roster(roster).league("spring"), "127.0.0.1", 0, lang,
+                        client_id=f"a11y-league-{lang}", every_s=1, password_hash=hash_password("organiser-secret"), roster=roster)
+    for cafe, host, night in played:
+        served.league.take(*sent(night, cafe, host))
+    cafe, host, night = played[0]
+    stranger = {**json.loads(sent(night, cafe, host)[1]), "cafe": "bar-napoli"}
+    served.league.take(night_topic("spring", "bar-napoli", host, night.id), json.dumps(stranger).encode())
+    served.start()
+    try:
+        pages = Browsing(browser, axe, lang)
+        pages.visit(f"{served.url}/login", "the league's sign-in", "input[name=password]")
+        page = pages.open(served.url, "main table")
+        loads = []
+        page.on("framenavigated", lambda frame: loads.append(frame.url) if frame == page.main_frame else None)
+        pages.check(page, "the league's page")
+        ratings = page.locator("main table").first.locator("tbody tr td:last-child").all_inner_texts()
+        decimal = "," if lang == "it" else "."
+        assert ratings and all(re.fullmatch(rf"-?\d+\{decimal}\d\d", rating) for rating in ratings), ratings
+        text = page.inner_text("main")
+        assert not re.search(r"\d{4}-\d\d-\d\d|\d+/\d+/\d\d\b", text), text  # no ISO date, no two-digit year
+        assert text.count(page.get_attribute("main", "data-zone")) == 1
+        assert "league.night" not in text
+        headings = page.locator("#season h2").all_inner_texts()
+        served.league.take(night_topic("spring", "bar-napoli", host, night.id), b"")  # the refused night taken back
+        page.wait_for_function("() => document.getElementById('kit-said').textContent !== ''", timeout=10_000)
+        assert page.locator("#season h2").all_inner_texts() == headings[:-1]  # no night refused now
+        pages.close(page)
+        pages.done()
+        assert loads == []  # the page was never loaded again
+    finally:
+        served.stop()
+
+
 STATUS = {"version": "0.1.0", "game_id": "g1", "game": "codenames", "over": False, "began": 1e9, "at": 1e9,
           "state": {"game": "codenames", "board": "R" + "?" * 24, "phase": "guess", "clue": 2, "winner": None, "losers": []},
           "health": {"touch": "not working: the board is unplugged", "leds": "ok"}, "warnings": [], "uptime_s": 10.0,

@@ -12,7 +12,6 @@ import random
 import re
 import time
 from collections.abc import Iterator
-from itertools import count
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -27,28 +26,11 @@ from pi_table.night.book import Book, Night
 from pi_table.night.names import NameRefused, folded
 from pi_table.night.state import fold as fold_night
 
+from helpers import LEAGUE_START as START
+from helpers import CafeClock as Clock
+from helpers import sent, two_cafes
+
 STAFF = "staff · 1a2b3c"
-START = 1_795_000_000.0  # 2026-11-18, a café's evening
-
-
-class Clock:
-    """A café's clock: each look a minute on, so every night, round and game has its own time."""
-
-    def __init__(self, start: float) -> None:
-        self.ticks = count()
-        self.start = start
-
-    def __call__(self) -> float:
-        return self.start + 60.0 * next(self.ticks)
-
-
-def sent(night: Night, cafe: str, host: str) -> tuple[str, bytes]:
-    """The topic and message a host table sends the league of its closed night, as JSON crosses the bridge."""
-    message = record(night, cafe, host)
-    assert message is not None
-    return night_topic("spring", cafe, host, night.id), json.dumps(message).encode()
-
-
 def recomputed(nights: list[tuple[str, Night]], scoring: Scoring, merged: dict[str, str] | None = None) -> list[tuple]:
     """The season from the cafés' own nights, by the rules: each night's points as the night's
     standings give them (or the scale at its place), summed (or a team's best N), then openskill's
@@ -89,22 +71,6 @@ def recomputed(nights: list[tuple[str, Night]], scoring: Scoring, merged: dict[s
 
 def shown(season: list[league_.SeasonLine], league: League) -> list[tuple]:
     return [(line.key, line.nights, line.points, round(line.ordinal, 6)) for line in season]
-
-
-def two_cafes(tmp_path, rng: random.Random) -> tuple[dict[str, Book], list[tuple[str, str, Night]]]:
-    """Two cafés' host tables, three nights each; two teams play in both cafés (one under another
-    spelling, as names are compared: the same team)."""
-    books = {"bar-roma": Book(tmp_path / "roma", clock=Clock(START)),
-             "bar-milano": Book(tmp_path / "milano", clock=Clock(START + 30))}
-    teams = {"bar-roma": ["Owls", "Zebras", "Foxes", "Moles", "Quiz Club"],
-             "bar-milano": ["owls", "Zébras", "Lynx", "Herons", "Otters", "Badgers"]}
-    tables = {"bar-roma": ["r1", "r2"], "bar-milano": ["m1", "m2", "m3"]}
-    played = []
-    for week in range(3):
-        for cafe, book in books.items():
-            night = play_night(book, tables[cafe], rng.sample(teams[cafe], len(teams[cafe]) - week % 2), 3, rng)
-            played.append((cafe, tables[cafe][0], night))
-    return books, played
 
 
 @pytest.mark.parametrize("scoring", [Scoring(), Scoring("places", (10, 6, 4, 3, 2, 1)), Scoring("night", best=2),
@@ -339,7 +305,7 @@ def test_a_nights_trf_crosses_with_it_as_its_host_wrote_it_and_one_past_its_boun
     message = json.loads(payload)
     message["trf"], message["seq"] = "x" * (schema.MOST_TRF + 1), message["seq"] + 1
     league.take(topic, json.dumps(message).encode())
-    assert say(league.apart[(cafe, host, night.id)].why, "en").startswith("league.night.trf should be a text of at most")
+    assert say(league.apart[(cafe, host, night.id)].why, "en").startswith("the night's TRF should be a text of at most")
     del message["trf"]  # a table from before the TRF crossed: its night is the league's, with no TRF to offer
     league.take(topic, json.dumps(message).encode())
     assert (cafe, host, night.id) not in league.apart and league.trf(cafe, host, night.id) is None

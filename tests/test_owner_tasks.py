@@ -48,12 +48,12 @@ import pytest
 
 from pi_table import version
 from pi_table.daemon import backup
-from pi_table.daemon.first_boot import zone_now
 from pi_table.fleet.broker import free_port
 from pi_table.release import helper, network, requests
 from pi_table.release.first_boot import pending
 from pi_table.release.keys import Keyring
 from pi_table.release.layout import Releases
+from pi_table.web.document import zone_now
 
 from helpers import (
     ROOT,

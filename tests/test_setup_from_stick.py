@@ -199,6 +199,8 @@ def test_on_a_phone_the_owner_looks_on_the_stick_sees_what_it_brings_and_sets_th
         page.click("#stick-look")
         restore = page.locator("#restore")
         expect(restore).to_contain_text(f"Backup {NEWER} from the stick CAFE, made ")
+        made = restore.inner_text().partition(", made ")[2].partition(". ")[0]  # the page kit's date, in English
+        assert re.fullmatch(r"[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d\d [AP]M", made), made
         expect(page.locator("#restore-replaces")).to_contain_text("the staff PIN: the backup's")
         expect(page.locator("#own-settings")).to_be_hidden()  # the backup brings the name, language and PIN
         expect(page.locator("#pin-part")).to_be_hidden()

@@ -337,6 +337,8 @@ def test_the_staff_see_the_wifi_and_only_the_owner_changes_it(fresh):
 def test_the_owner_sets_the_table_up_from_a_phone_then_logs_in_on_the_staff_page(tmp_path, browser):
     from playwright.sync_api import expect
 
+    from pi_table.ui.i18n import translation
+
     service = StaffService(tmp_path, first_boot=True)
     waiting = pending(tmp_path / "journal")
     assert waiting is not None
@@ -346,6 +348,10 @@ def test_the_owner_sets_the_table_up_from_a_phone_then_logs_in_on_the_staff_page
         service.start()
         base = service.status()["companion"]
         page.goto(f"{base}/setup")
+        expect(page).to_have_title("pi-table: Set up this table")
+        page.select_option("#lang", "it")  # the page's title in its language too (issue 73)
+        expect(page).to_have_title(f"pi-table: {translation('it').gettext('Set up this table')}")
+        page.select_option("#lang", "en")
         page.fill("#code", "0000 0000")
         page.fill("#name", "table 7")  # a space: refused by the configuration's checker (issue 62, 5)
         page.select_option("#language", "it")

@@ -10,7 +10,6 @@ import logging
 import os
 import re
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -506,7 +505,7 @@ def test_the_nightly_backups_are_listed_and_one_restored_as_a_trial_from_the_pag
         assert status == 200
         (shown,) = listed["nightly"]
         assert shown["name"] == made.name and shown["size"] == made.stat().st_size
-        assert shown["made"] == time.strftime("%Y-%m-%d %H:%M", time.localtime(1_790_000_000.0))
+        assert shown["made"] == 1_790_000_000.0  # the page writes it in its language (the page kit's Intl)
         assert shown["holds"] == "the settings, the staff PIN"  # no game finished yet
         status, answer = raw_post(table.base, f"/staff/api/restore?nightly={made.name}&check", staff, b"")
         assert status == 200 and any("settings" in each for each in answer["replaces"])
@@ -518,6 +517,38 @@ def test_the_nightly_backups_are_listed_and_one_restored_as_a_trial_from_the_pag
         table.runner.join(timeout=10)
         assert table.daemon.restarting  # the next start applies it as a trial, as an upload's
     finally:
+        table.daemon.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_the_owners_staff_page_writes_every_date_in_one_form_of_its_language(tmp_path, browser, lang):
+    """Issue 73: the nightly backups, the copies off the card and the history showed ISO
+    "2026-11-29 02:01" beside Intl's "11/29/26, 2:02 AM" on one page. Every date is the page
+    kit's: its language's one form, never ISO, never a two-digit year."""
+    from pi_table.daemon import backup
+    from pi_table.ui.i18n import translation
+
+    table = InProcessTable(tmp_path, dealt_key(), lang)
+    assert backup.Nightly(table.daemon.config, clock=lambda: 1_790_000_000.0).tick() is not None
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        page.goto(f"{table.base}/staff")
+        page.fill("#pin", PIN)
+        page.click("#login button")
+        page.fill("#owner-passphrase", OWNER_PASSPHRASE)
+        page.click("#owner-form button")
+        page.wait_for_selector("#nightly li")
+        page.wait_for_timeout(500)  # the other parts' answers drawn
+        text = page.inner_text("main")
+        assert "2026" in text
+        assert not re.search(r"\d{4}-\d\d-\d\d", text), "an ISO date on the page"
+        assert not re.search(r"\b\d{1,2}/\d{1,2}/\d\d\b", text), "a two-digit year on the page"
+        assert page.title() == ("pi-table: Staff" if lang == "en" else f"pi-table: {translation('it').gettext('Staff')}")
+        assert page.get_attribute("#offsite-place", "placeholder") == {  # its example in the page's language too
+            "en": "sftp://USER@HOST:22/FOLDER", "it": "sftp://UTENTE@HOST:22/CARTELLA"}[lang]
+    finally:
+        context.close()
         table.daemon.close()
 
 
@@ -539,7 +570,7 @@ def test_a_nightly_backup_is_restored_from_a_phone(tmp_path, browser):
         page.fill("#owner-passphrase", OWNER_PASSPHRASE)
         page.click("#owner-form button")
         night = page.locator("#nightly li").first
-        expect(night).to_contain_text(time.strftime("%Y-%m-%d %H:%M", time.localtime(1_790_000_000.0)))
+        expect(night).to_contain_text(re.compile(r"^\d{1,2} [a-z]{3} 2026, \d\d:\d\d · "))  # Intl's Italian, the page kit's
         expect(night).to_contain_text("le impostazioni, il PIN dello staff")  # what it holds, in the page's language
         night.locator("button").click()
         expect(page.locator("#restore-replaces li").first).to_be_visible()

@@ -224,6 +224,15 @@ def _when(seconds: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
 
 
+def made_at(manifest: dict[str, Any]) -> float | None:
+    """When a backup was made, in Unix seconds, from its manifest's ``made`` (``_when``: the local
+    time of the table that made it), for a page to write in its language; None when it says none."""
+    try:
+        return time.mktime(time.strptime(str(manifest.get("made")), "%Y-%m-%d %H:%M"))
+    except (ValueError, OverflowError):
+        return None
+
+
 # --- checking one ---------------------------------------------------------------------------------
 
 
@@ -720,7 +729,7 @@ def nightly(config: Config) -> list[dict[str, Any]]:
         except (OSError, TooBig, BadBackup) as e:
             why = e.phrase if isinstance(e, BadBackup) else getattr(e, "strerror", None) or str(e)
             holds = [Phrase.of("it cannot be read: {why}", why=why)]
-        listed.append({"name": path.name, "made": _made(path).strftime("%Y-%m-%d %H:%M"), "size": path.stat().st_size,
+        listed.append({"name": path.name, "made": _made(path).timestamp(), "size": path.stat().st_size,
                        "holds": holds})
     return listed
 

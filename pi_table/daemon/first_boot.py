@@ -22,7 +22,6 @@ the time zone and the Wi-Fi.
 from __future__ import annotations
 
 import logging
-import os
 import socket
 import threading
 import time
@@ -42,6 +41,7 @@ from ..release.layout import HOME, Releases, act_note
 from ..release.requests import REQUEST
 from ..release.stick import FROM_ACT, NEWEST, NIGHTLY
 from ..ui.i18n import say
+from ..web.document import zone_now
 from ..worker import Worker
 from . import backup as backups
 
@@ -60,7 +60,6 @@ log = logging.getLogger("pi_table.daemon")
 GRACE_S = 30.0  # from the start: Raspberry Pi Imager's Wi-Fi, or a cable, has connected by then
 POLL_S = 3.0  # how often the network is looked at while the table waits for its set-up
 TAKEN_S = 15.0  # how long the set-up waits for the helper to take one request before it leaves the next
-LOCALTIME = Path("/etc/localtime")
 
 LOOKING = N_("Looking for a network: with none, the table opens its own Wi-Fi in {seconds} s.")
 ON_NETWORK = N_("On the network {network}.")
@@ -321,16 +320,6 @@ def zones() -> list[str]:
     return sorted(zoneinfo.available_timezones())
 
 
-def zone_now(localtime: Path = LOCALTIME) -> str | None:
-    """The system's time zone, as /etc/localtime names it (a link into the zone files); None if it does not."""
-    try:
-        target = os.readlink(localtime)
-    except OSError:
-        return None
-    _, found, zone = target.partition("zoneinfo/")
-    return zone if found and zone else None
-
-
 class StickCopy:
     """The set-up's way back from a dead SD card (issue 62): a backup the root helper copies from
     a USB stick into the backups folder, asked by the page (``ask``) and read back for it
@@ -374,7 +363,7 @@ class StickCopy:
             contents = backups.check_upload(backups.nightly_data(self.boot.daemon.config, name), self.boot.daemon)
         except backups.BadBackup as e:
             return found | {"outcome": "refused", "why": say(e.phrase, lang)}
-        return found | {"backup": name, "made": contents.manifest.get("made"),
+        return found | {"backup": name, "made": backups.made_at(contents.manifest),
                         "replaces": [say(part, lang) for part in contents.replaces]}
 
     def note(self) -> dict[str, Any]:

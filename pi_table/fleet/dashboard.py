@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import getpass
 import html
+import ipaddress
 import json
 import logging
 import ssl
@@ -39,6 +40,7 @@ from aiohttp import web
 
 from .. import config
 from ..config import FleetConfig
+from ..config.machine import server_tls
 from ..config.settings import shown_url
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
@@ -47,8 +49,8 @@ from ..errors import PiTableError
 from ..files import write_private
 from ..night.scoring import TIEBREAKS
 from ..ui.i18n import say, translation
-from ..web.auth import Gate, Refused, Throttle, Why, from_this_machine, hash_secret
-from ..web.document import document
+from ..web.auth import Gate, Refused, Throttle, Why, behind, hash_secret, password_may_cross
+from ..web.document import KIT_SCRIPT, kit_page
 from ..web.runner import ServerThread
 from . import link, schema
 from .tables import Fleet
@@ -61,6 +63,8 @@ ATTEMPTS_OVERALL = 20  # from browsers never seen, all addresses together, a min
 NIGHTS_EVERY_S = 0.2  # the nights' standings are made at most this often, for however many messages came
 # What a live page's stream is told: ("", a table's row), or ("nights", the nights' standings)
 News: TypeAlias = tuple[str, dict[str, object] | list[dict[str, object]]]
+IN_CLEAR = N_("The password is taken over https only, never in clear: open this page at its https address, or on "
+              "the machine it runs on.")
 FAILED = Phrase.of("the dashboard failed on a message (its own fault: see its log)")
 WORDS = {  # the page's words, translated once for the page's language
     "title": N_("The fleet"), "table": N_("Table"), "connection": N_("Online"), "online": N_("online"), "offline": N_("offline"),
@@ -69,8 +73,7 @@ WORDS = {  # the page's words, translated once for the page's language
     "export": N_("The day's games (CSV)"), "password": N_("Password"), "sign_in": N_("Sign in"),
     "sign_out": N_("Sign out"), "wrong": N_("Wrong password."), "wait": N_("Too many tries: wait a minute."),
     "busy": N_("Too many logins at once: try again in a moment."),
-    "in_clear": N_("The password is taken over https only, never in clear: without the table's certificate this page "
-                   "answers this machine alone (the table's screen says why and what to do)."),
+    "in_clear": IN_CLEAR,
     "none": N_("none"),
     "unheard": N_("never reported"),
     "dropped": N_("messages dropped: {count} (the last: {why})"),
@@ -148,15 +151,15 @@ class Dashboard(ServerThread):
     def __init__(self, broker: FleetConfig, host: str, port: int, password_hash: str | Callable[[], str | None],
                  lang: str = "en", client_id: str = "pi-table-fleet", clock: Callable[[], float] = time.time,
                  cafe_tables: Iterable[str] = (), tls: ssl.SSLContext | None = None, tries: Throttle | None = None,
-                 in_clear: bool = False) -> None:
+                 proxy: str | None = None) -> None:
         """``password_hash``: the login's hash, or where it is read each time (on a table: the
         owner's passphrase, ``KeptSecret``, and ``tries`` the staff page's count of its tries);
-        ``tls``: the page over https (a table's own certificate). Without ``tls`` the login answers
-        this machine alone, unless ``in_clear`` lets its password cross the network in clear
-        (``pi-table fleet``'s own page, on a network its owner trusts)."""
+        ``tls``: the page over https (a table's own certificate); ``proxy``: the address of the
+        reverse proxy whose https it is served through (``web.auth.behind``). Its login follows
+        every server's policy (``web.auth.password_may_cross``): from another machine, over TLS alone."""
         super().__init__("fleet-dashboard")
         self.broker, self.host, self.port, self.lang, self.tls = broker, host, port, lang, tls
-        self.in_clear = in_clear
+        self.proxy = proxy
         self.fleet = Fleet(clock=clock, lang=lang, cafe_tables=cafe_tables)
         self._newsroom: threading.Thread | None = None
         self._stopping = False
@@ -261,7 +264,7 @@ class Dashboard(ServerThread):
                     self._fan_out(row)
 
     async def _open(self) -> None:
-        app = web.Application()
+        app = web.Application(middlewares=[behind(self.proxy)])
         app.router.add_get("/", self._page)
         app.router.add_get("/login", self._login_page)
         app.router.add_post("/login", self._login)
@@ -303,10 +306,13 @@ class Dashboard(ServerThread):
     def _over_tls(self, request: web.Request) -> None:
         """A login over plain http from another machine is refused before its password is read
         (nor counted): a password never crosses the network in clear."""
-        if not (self.tls or self.in_clear or from_this_machine(request)):
-            lang = self._language(request)
-            raise web.HTTPForbidden(text=self._html(f'<p class=error>{html.escape(self.words[lang]["in_clear"])}</p>',
-                                                    lang), content_type="text/html")
+        if not password_may_cross(request):
+            self._in_clear(request)
+
+    def _in_clear(self, request: web.Request) -> NoReturn:
+        lang = self._language(request)
+        raise web.HTTPForbidden(text=self._html(f'<p class=error>{html.escape(self.words[lang]["in_clear"])}</p>',
+                                                lang), content_type="text/html")
 
     async def _login_page(self, request: web.Request, message: str = "", status: int = 200) -> web.Response:
         self._over_tls(request)
@@ -321,7 +327,7 @@ class Dashboard(ServerThread):
         def refused(said: str, status: int) -> Awaitable[web.Response]:
             return self._login_page(request, self.words[self._language(request)][said], status)
 
-        return await signed_in(request, self.gate, refused, self._over_tls)
+        return await signed_in(request, self.gate, refused, self._in_clear)
 
     async def _logout(self, request: web.Request) -> web.Response:
         signed_out(request, self.gate, "/login")
@@ -340,13 +346,13 @@ class Dashboard(ServerThread):
         heads = "".join(f"<th>{w[key]}</th>" for key in ("table", "connection", "game", "faults", "games_today", "endings",
                                                           "average", "seen"))
         page_data = json.dumps({"words": {**w, "tables": self.tables_online[lang]}, "standing": STANDING}).replace("<", "\\u003c")
-        body = (f'<header><h1>{w["title"]}</h1><p id="count"></p><a href="/export.csv">{w["export"]}</a>'
-                f'<form method="post" action="/logout"><button>{w["sign_out"]}</button></form></header>'
-                f'<div class="scroll" tabindex="0" role="region" aria-label="{w["title"]}">'
+        header = (f'<h1>{w["title"]}</h1><p id="count"></p><a href="/export.csv">{w["export"]}</a>'
+                  f'<form method="post" action="/logout"><button>{w["sign_out"]}</button></form>')
+        body = (f'<div class="scroll" tabindex="0" role="region" aria-label="{w["title"]}">'
                 f'<table><thead><tr>{heads}</tr></thead><tbody id="rows"></tbody></table></div><div id="nights"></div>'
                 f'<script type="application/json" id="fleet-words">{page_data}</script>'
                 f'<script src="/fleet.js"></script>')
-        return web.Response(text=self._html(body, lang), content_type="text/html")
+        return web.Response(text=self._html(body, lang, header), content_type="text/html")
 
     def _language(self, request: web.Request) -> str:
         """The pages' language for ``request``: the first the phone asks for (Accept-Language, by
@@ -358,10 +364,11 @@ class Dashboard(ServerThread):
         name = request.path.lstrip("/")
         return web.Response(text=page_file(name), content_type=PAGE_FILES[name])
 
-    def _html(self, body: str, lang: str) -> str:
-        return document(lang, f'pi-table: {self.words[lang]["title"]}', f"{body}\n",
-                        head='<link rel="icon" href="data:,">\n'  # no icon, and no request for one
-                             '<link rel="stylesheet" href="/fleet.css">\n', referrer=True)
+    def _html(self, main: str, lang: str, header: str = "") -> str:
+        """A page of the dashboard's, from the page kit: ``header`` (else the page's title) and ``main``."""
+        title = self.words[lang]["title"]
+        return kit_page(lang, f"pi-table: {title}", header or f"<h1>{title}</h1>", main,
+                        head='<link rel="stylesheet" href="/fleet.css">\n')
 
     async def _tables(self, request: web.Request) -> web.Response:
         self._require(request)
@@ -420,13 +427,15 @@ class Dashboard(ServerThread):
         return response
 
 
-PAGE_FILES = {"fleet.css": "text/css", "fleet.js": "text/javascript"}
-"""The page's style and script, in web/static/ beside the staff page's (under the same checks)."""
+PAGE_FILES = {"fleet.css": "text/css", "fleet.js": "text/javascript", KIT_SCRIPT: "text/javascript"}
+"""The page's style and scripts (its own, the page kit's), in web/static/ beside the staff page's (under the
+same checks); the league's page serves them too."""
 
 
 def same_origin(request: web.Request) -> bool:
     """A form posted from this page, not another site's (the cookie's SameSite=Strict already
-    keeps it off cross-site requests; this says so for old browsers too)."""
+    keeps it off cross-site requests; this says so for old browsers too): compared with the scheme
+    and host the page was served on, a trusted proxy's (``web.auth.behind``) when it is behind one."""
     origin = request.headers.get("Origin")
     return origin is None or origin == f"{request.scheme}://{request.host}"
 
@@ -436,14 +445,16 @@ REFUSED = {Why.TOO_MANY: "wait", Why.BUSY: "busy", Why.WRONG: "wrong"}
 
 
 async def signed_in(request: web.Request, gate: Gate, refused: Callable[[str, int], Awaitable[web.Response]],
-                    checked: Callable[[web.Request], None] = lambda request: None) -> web.Response:
+                    in_clear: Callable[[web.Request], NoReturn]) -> web.Response:
     """A fleet page's sign-in form sent (the dashboard's, the league's organiser's: one way in
-    through their ``Gate``): from the page's own origin and ``checked`` (the dashboard refuses a
-    password in clear), a form in UTF-8 whose password the gate tries; the page's ``/`` with the
-    session's cookie, or ``refused(word, status)`` says why not (``REFUSED``)."""
+    through their ``Gate``): a password that may cross (``web.auth.password_may_cross``, else
+    ``in_clear`` refuses it before it is read), from the page's own origin, a form in UTF-8 whose
+    password the gate tries; the page's ``/`` with the session's cookie, or ``refused(word,
+    status)`` says why not (``REFUSED``)."""
+    if not password_may_cross(request):
+        in_clear(request)
     if not same_origin(request):
         raise web.HTTPForbidden(text="a login from another site's page")
-    checked(request)
     try:
         form = await request.post()
     except ValueError:  # a body that is not a form in UTF-8 (UnicodeDecodeError among them)
@@ -492,9 +503,10 @@ def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     except ValueError as e:
         parser.error(str(e))
     cafe = [name.strip() for name in args.cafe_tables.split(",") if name.strip()]
+    tls, proxy = page_policy(parser, args)
     try:
         dashboard = Dashboard(broker, args.host, args.port, stored, args.lang, args.client_id, cafe_tables=cafe,
-                              in_clear=True)  # its own page, plain http as docs/cafe/fleet.md says
+                              tls=tls, proxy=proxy)
         dashboard.start()
     except OSError as e:  # the broker's password file, or the page's port
         print(f"pi-table fleet: {e.strerror or e}: {e.filename or f'{args.host}:{args.port}'}", file=sys.stderr)
@@ -505,6 +517,24 @@ def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     print(f"pi-table fleet: {dashboard.url}, tables from {broker.host}:{broker.port}", flush=True)
     dashboard.serve_until_signalled()
     return 0
+
+
+def page_policy(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[ssl.SSLContext | None, str | None]:
+    """The page's own https (``--tls-cert`` and ``--tls-key``) and the proxy it trusts (``--proxy``,
+    an address), each None when not given; the parser's error when they will not do."""
+    if bool(args.tls_cert) != bool(args.tls_key):
+        parser.error("--tls-cert and --tls-key go together: the page's certificate and its private key")
+    if args.proxy:
+        try:
+            ipaddress.ip_address(args.proxy)
+        except ValueError:
+            parser.error("--proxy is the reverse proxy's address, as 127.0.0.1 or ::1 (an IP address, not a name)")
+    if not args.tls_cert:
+        return None, args.proxy or None
+    try:
+        return server_tls(args.tls_cert, args.tls_key), args.proxy or None
+    except (OSError, ssl.SSLError) as e:
+        parser.error(f"--tls-cert, --tls-key: the page's certificate and key do not load ({getattr(e, 'strerror', None) or e})")
 
 
 def set_password(parser: argparse.ArgumentParser, path: Path, command: str = "fleet") -> int:

@@ -24,6 +24,7 @@ crosses with it, for the organiser to download.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections import Counter
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..engine.errors import Refusal
-from ..engine.phrase import Phrase
+from ..engine.phrase import N_, Phrase
 from ..errors import PiTableError
 from ..files import csv_text
 from ..night.games import Game, GameRefused
@@ -137,6 +138,25 @@ class CafeNight:
     trf: str | None = None
 
 
+NIGHTS_PARTS = {  # a café's night's fields (schema.LEAGUE_NIGHT), as the league's page names them to its reader
+    "cafe": N_("the night's café"), "host": N_("the night's table"), "night": N_("the night's name"),
+    "seq": N_("the night's version"), "closed": N_("the time the night closed"), "events": N_("the night's events"),
+    "games": N_("the night's games"), "trf": N_("the night's TRF"),
+}
+WHOLE = N_("the café's message")  # the night as a whole, or a part of it NIGHTS_PARTS does not name
+
+
+def worded(refused: schema.Refused) -> Phrase:
+    """Why a night was refused, in words its reader knows: the part of the night and what it should
+    be, never the program's path to the field ("league.night.events[3].at", issue 73)."""
+    path = refused.field.removeprefix("league.night").removeprefix(".")
+    part = re.sub(r"[.\[].*", "", path)  # the first field of the path
+    named = Phrase.of(NIGHTS_PARTS.get(part, WHOLE))
+    if part in NIGHTS_PARTS and path != part:  # a value within the part
+        named = Phrase.of("a value among {part}", part=named)
+    return Phrase.of("{field} should be {expected}", field=named, expected=refused.expected)
+
+
 @dataclass(frozen=True, slots=True)
 class Apart:
     """A night the league refused: whoever's topic it came on, and why (never what it held)."""
@@ -223,7 +243,7 @@ class League:
             try:
                 kept = self._night(key, payload)
             except schema.Refused as refused:
-                self.apart[key] = Apart(*key, refused.phrase)
+                self.apart[key] = Apart(*key, worded(refused))
                 return True
             known = self.nights.get(key)
             if known is None or known.seq < kept.seq:  # a correction replaces it; an older version changes nothing

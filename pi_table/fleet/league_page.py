@@ -23,6 +23,7 @@ import asyncio
 import html
 import json
 import logging
+import ssl
 import sys
 import threading
 import time
@@ -31,7 +32,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import quote
 
 import paho.mqtt.client as mqtt
@@ -49,15 +50,19 @@ from ..errors import PiTableError
 from ..files import replace_file
 from ..night.names import MAX_NAME, NameRefused, code, tidy
 from ..ui.i18n import say, translation
-from ..web.auth import Gate, Refused, same
-from ..web.document import document
+from ..web.auth import Gate, Refused, behind, password_may_cross, same
+from ..web.document import kit_page, zone_now
 from ..web.runner import ServerThread
 from . import link
 from .dashboard import (
     ATTEMPTS,
     ATTEMPTS_OVERALL,
+    IN_CLEAR,
+    PAGE_FILES,
     SESSION_S,
     asked_language,
+    page_file,
+    page_policy,
     read_password_file,
     same_origin,
     set_password,
@@ -86,7 +91,10 @@ WORDS = {  # the page's words, translated once for each language
     "scoring_night": N_("Each night counts its own points."),
     "scoring_places": N_("Each night counts points by place: {scale}."),
     "best": N_("A team's best {best} nights count."),
+    "zone": N_("Times are in the time zone {zone}."), "updated": N_("The season was brought up to date at"),
 }
+EVERY_S = 60  # how often a visitor's page fetches the season again (never a reload: the page's kit)
+STYLE = '<link rel="stylesheet" href="/fleet.css">\n'  # the fleet's dashboard's style, for the league's tables too
 
 
 class RosterError(PiTableError, ValueError):
@@ -190,13 +198,16 @@ class LeaguePage(ServerThread):
     """The league's subscriber and its page: paho's thread folds the nights, the page reads them."""
 
     def __init__(self, broker: FleetConfig, league: League, host: str, port: int, lang: str = "en",
-                 client_id: str = "pi-table-league", password_hash: str | None = None, roster: Path | None = None
-                 ) -> None:
+                 client_id: str = "pi-table-league", password_hash: str | None = None, roster: Path | None = None,
+                 every_s: int = EVERY_S, tls: ssl.SSLContext | None = None, proxy: str | None = None) -> None:
         """``password_hash``: the organiser's sign-in (None: the page is read-only), which merges
-        teams into the ``roster`` file."""
+        teams into the ``roster`` file; ``every_s``: how often a visitor's page fetches the season
+        again; ``tls``: the page's own https, ``proxy``: the address of the reverse proxy whose
+        https serves it (``web.auth.behind``). The sign-in follows every server's policy
+        (``web.auth.password_may_cross``): from another machine, over TLS alone."""
         super().__init__("league-page")
         self.broker, self.league, self.host, self.port, self.lang = broker, league, host, port, lang
-        self.roster = roster
+        self.roster, self.every_s, self.tls, self.proxy = roster, every_s, tls, proxy
         self.gate = None if password_hash is None else Gate(
             "league", lambda: password_hash, COOKIE, "/", ATTEMPTS, ATTEMPTS_OVERALL, SESSION_S, time.monotonic,
             cookie_s=SESSION_S)
@@ -248,22 +259,24 @@ class LeaguePage(ServerThread):
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return f"{'https' if self.tls else 'http'}://{self.host}:{self.port}"
 
     async def _open(self) -> None:
-        app = web.Application()
+        app = web.Application(middlewares=[behind(self.proxy)])
         app.router.add_get("/", self._page)
         app.router.add_get("/season.json", self._json)
         app.router.add_get("/season.csv", self._csv)
         app.router.add_get("/season.xlsx", self._xlsx)
         app.router.add_get("/nights/{cafe}/{host}/{night}.trf", self._trf)
+        for name in PAGE_FILES:  # the page's style and the kit's script, read from the package as the dashboard's
+            app.router.add_get(f"/{name}", self._page_file)
         if self.gate is not None:
             app.router.add_get("/login", self._login_page)
             app.router.add_post("/login", self._login)
             app.router.add_post("/logout", self._logout)
             app.router.add_post("/merge", self._merge)
         runner = await self._set_up(app)
-        await web.TCPSite(runner, self.host, self.port).start()
+        await web.TCPSite(runner, self.host, self.port, ssl_context=self.tls).start()
         if self.port == 0:
             self.port = runner.addresses[0][1]
 
@@ -296,12 +309,19 @@ class LeaguePage(ServerThread):
         lang = self._language(request)
         session = None if self.gate is None else self.gate.live(request)
         organiser = None if self.gate is None else "" if session is None else session.csrf
-        body = await asyncio.to_thread(page, self.league.to_json(lang), lang, organiser, said)
+        body = await asyncio.to_thread(page, self.league.to_json(lang), lang, organiser, said, zone_now() or "UTC",
+                                       self.every_s)
         return web.Response(text=body, content_type="text/html", status=status)
+
+    async def _page_file(self, request: web.Request) -> web.Response:
+        name = request.path.lstrip("/")
+        return web.Response(text=page_file(name), content_type=PAGE_FILES[name])
 
     # the organiser's sign-in, as the fleet's dashboard's (one Gate: the same hash, the same limits)
 
     async def _login_page(self, request: web.Request, said: str = "", status: int = 200) -> web.Response:
+        if not password_may_cross(request):
+            self._in_clear(request)
         lang = self._language(request)
         return web.Response(text=login_page(lang, said), content_type="text/html", status=status)
 
@@ -311,7 +331,13 @@ class LeaguePage(ServerThread):
         def refused(said: str, status: int) -> Awaitable[web.Response]:
             return self._login_page(request, translation(self._language(request)).gettext(WORDS[said]), status)
 
-        return await signed_in(request, self.gate, refused)
+        return await signed_in(request, self.gate, refused, self._in_clear)
+
+    def _in_clear(self, request: web.Request) -> NoReturn:
+        """A sign-in over plain http from another machine: refused, its password never read."""
+        lang = self._language(request)
+        raise web.HTTPForbidden(text=login_page(lang, translation(lang).gettext(IN_CLEAR), form=False),
+                                content_type="text/html")
 
     async def _logout(self, request: web.Request) -> web.Response:
         assert self.gate is not None
@@ -359,27 +385,25 @@ class LeaguePage(ServerThread):
         self.league.merge(duplicate, into)
 
 
-def login_page(lang: str, said: str = "") -> str:
-    """The organiser's sign-in, in ``lang``."""
+def login_page(lang: str, said: str = "", form: bool = True) -> str:
+    """The organiser's sign-in, in ``lang``; ``form``: False where no password may be typed (``said`` says why)."""
     w = {key: translation(lang).gettext(text) for key, text in WORDS.items()}
     e = html.escape
-    return _html(lang, w["organiser"], f"<h1>{e(w['organiser'])}</h1>"
-                 f'<form method="post" action="/login"><label>{e(w["password"])} <input type="password" '
-                 f'name="password" autocomplete="current-password" autofocus></label> <button>{e(w["sign_in"])}</button>'
-                 f'</form>{f"<p>{e(said)}</p>" if said else ""}')
+    typed = (f'<form method="post" action="/login"><label>{e(w["password"])} <input type="password" '
+             f'name="password" autocomplete="current-password" autofocus></label> <button>{e(w["sign_in"])}</button>'
+             f'</form>') if form else ""
+    return kit_page(lang, w["organiser"], f"<h1>{e(w['organiser'])}</h1>",
+                    f'{typed}{f"<p>{e(said)}</p>" if said else ""}', head=STYLE)
 
 
-def _html(lang: str, title: str, body: str, refresh: bool = False) -> str:
-    """A page of the league's, in ``lang``; ``refresh``: loaded again each minute (the season's, read-only)."""
-    again = '<meta http-equiv="refresh" content="60">\n' if refresh else ""
-    return document(lang, title, f"{body}\n", head=f'<link rel="icon" href="data:,">\n{again}', referrer=True)
-
-
-def page(data: dict[str, Any], lang: str, organiser: str | None = None, said: str = "") -> str:
+def page(data: dict[str, Any], lang: str, organiser: str | None = None, said: str = "", zone: str = "UTC",
+         every_s: int = EVERY_S) -> str:
     """The league's page in ``lang``: the season overall, each café's (when it was last heard, its
     nights and their TRFs), the nights refused. ``organiser``: None on a page without a sign-in,
     "" for a visitor (a link to sign in), else the signed-in organiser's CSRF token (the form that
-    merges two teams); ``said``: what the organiser's last request did."""
+    merges two teams); ``said``: what the organiser's last request did; ``zone``: the time zone
+    its dates are written in (the page's kit writes its numbers and dates in the reader's
+    language, and fetches the season again every ``every_s``)."""
     gettext = translation(lang).gettext
     w = {key: gettext(text) for key, text in WORDS.items()}
     e = html.escape
@@ -391,26 +415,28 @@ def page(data: dict[str, Any], lang: str, organiser: str | None = None, said: st
     heads = "".join(f"<th>{w[key]}</th>" for key in ("place", "team", "code", "cafes", "nights", "points", "played",
                                                      "won", "lost", "drawn", "rating"))
 
-    def table(lines: list[dict[str, Any]]) -> str:
+    def table(lines: list[dict[str, Any]], label: str) -> str:
         if not lines:
             return f"<p>{w['none']}</p>"
         rows = "".join(
             f"<tr><td>{line['place']}{'=' if line['shared'] else ''}</td><td>{e(line['team'])}</td>"
             f"<td>{e(line.get('code', ''))}</td><td>{e(', '.join(line['cafes']))}</td><td>{line['nights']}</td>"
-            f"<td>{line['points']:g}</td><td>{line['played']}</td><td>{line['won']}</td><td>{line['lost']}</td>"
-            f"<td>{line['drawn']}</td><td>{line['rating']:.2f}</td></tr>" for line in lines)
-        return f"<table><thead><tr>{heads}</tr></thead><tbody>{rows}</tbody></table>"
+            f'<td><data value="{line["points"]:g}">{line["points"]:g}</data></td><td>{line["played"]}</td>'
+            f"<td>{line['won']}</td><td>{line['lost']}</td><td>{line['drawn']}</td>"
+            f'<td><data value="{line["rating"]}" data-digits="2">{line["rating"]:.2f}</data></td></tr>' for line in lines)
+        return (f'<div class="scroll" tabindex="0" role="region" aria-label="{e(label)}">'
+                f"<table><thead><tr>{heads}</tr></thead><tbody>{rows}</tbody></table></div>")
 
     title = w["title"].format(league=data["league"])
-    parts = [f"<h1>{e(title)}</h1><p>{e(said_scoring)}</p>",
-             f'<p><a href="/season.csv">{w["export"]}</a> · <a href="/season.xlsx">{w["xlsx"]}</a></p>']
+    header = [f"<h1>{e(title)}</h1>"]
     if organiser == "":
-        parts.append(f'<p><a href="/login">{w["organiser"]}</a></p>')
+        header.append(f'<a href="/login">{w["organiser"]}</a>')
     elif organiser:
-        parts.append(f'<form method="post" action="/logout"><button>{w["sign_out"]}</button></form>')
+        header.append(f'<form method="post" action="/logout"><button>{w["sign_out"]}</button></form>')
+    parts = [f"<p>{e(said_scoring)}</p><p>{e(w['zone'].format(zone=zone))}</p>",
+             f'<p><a href="/season.csv">{w["export"]}</a> · <a href="/season.xlsx">{w["xlsx"]}</a></p>']
     if said:
         parts.append(f'<p role="status">{e(said)}</p>')
-    parts += [f"<h2>{w['overall']}</h2>", table(data["season"])]
     if organiser and len(data["season"]) > 1:
         options = "".join(f'<option value="{e(line["key"])}">{e(line["team"])}'
                           f'{e(" (" + line["code"] + ")") if line.get("code") else ""}</option>' for line in data["season"])
@@ -419,22 +445,29 @@ def page(data: dict[str, Any], lang: str, organiser: str | None = None, said: st
                      f'<label>{w["duplicate"]} <select name="duplicate">{options}</select></label> '
                      f'<label>{w["into"]} <select name="into">{options}</select></label> '
                      f'<button>{w["merge_button"]}</button></form>')
+    season = [f"<h2>{w['overall']}</h2>", table(data["season"], w["overall"])]
     for cafe in data["cafes"]:
-        heard = (w["heard"].format(when=datetime.fromtimestamp(cafe["heard"], UTC).strftime("%Y-%m-%d %H:%M UTC"))
-                 if cafe["heard"] is not None else w["unheard"])
-        parts += [f"<h2>{w['cafe']}: {e(cafe['cafe'])}</h2><p>{e(heard)}</p>", table(cafe["season"])]
+        if cafe["heard"] is None:
+            shown_heard = e(w["unheard"])
+        else:  # the kit writes it in the reader's language and the page's time zone
+            at = datetime.fromtimestamp(cafe["heard"], UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            shown_heard = e(w["heard"]).replace("{when}", f'<time datetime="{at}">{at}</time>')
+        name = f"{w['cafe']}: {cafe['cafe']}"
+        season += [f"<h2>{e(name)}</h2><p>{shown_heard}</p>", table(cafe["season"], name)]
         nights = "".join(
             f"<li>{e(w['night_at'].format(name=n['name'], table=n['host']))}"
             + (f' · <a href="/nights/{quote(cafe["cafe"], safe="")}/{quote(n["host"], safe="")}/'
                f'{quote(n["night"], safe="")}.trf" download>{w["trf"]}</a>' if n["trf"] else "") + "</li>"
             for n in cafe["nights"])
         if nights:
-            parts.append(f"<h3>{w['nights_of']}</h3><ul>{nights}</ul>")
+            season.append(f"<h3>{w['nights_of']}</h3><ul>{nights}</ul>")
     if data["apart"]:
         items = "".join(f"<li>{e(a['night'])}, {e(w['from'].format(cafe=a['cafe'], table=a['host']))}: {e(a['why'])}</li>"
                         for a in data["apart"])
-        parts += [f"<h2>{w['apart']}</h2><ul>{items}</ul>"]
-    return _html(lang, title, "".join(parts), refresh=not organiser)
+        season += [f"<h2>{w['apart']}</h2><ul>{items}</ul>"]
+    parts.append(f'<div id="season" data-part>{"".join(season)}</div>')
+    return kit_page(lang, title, "".join(header), "".join(parts), head=STYLE, zone=zone,
+                    every_s=0 if organiser else every_s, said=w["updated"])
 
 
 def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -458,9 +491,10 @@ def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         stored = None if args.password_file is None else read_password_file(args.password_file)
     except ValueError as e:
         parser.error(str(e))
+    tls, proxy = page_policy(parser, args)
     try:
         served = LeaguePage(broker, roster.league(args.league), args.host, args.port, args.lang,
-                            password_hash=stored, roster=args.roster)
+                            password_hash=stored, roster=args.roster, tls=tls, proxy=proxy)
         served.start()
     except OSError as e:
         print(f"pi-table league: {e.strerror or e}: {e.filename or f'{args.host}:{args.port}'}", file=sys.stderr)

@@ -40,6 +40,7 @@ class Refused(PiTableError, ValueError):
     """A message that is not what its topic carries: ``phrase`` names the field and what it should be."""
 
     def __init__(self, field: str, expected: Phrase) -> None:
+        self.field, self.expected = field, expected
         self.phrase = Phrase.of("{field} should be {expected}", field=field, expected=expected)
         super().__init__(str(self.phrase))
 

@@ -41,11 +41,12 @@ import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 
 from ..engine.phrase import N_, Phrase
 from ..errors import PiTableError
@@ -702,6 +703,56 @@ class Recovery:
 
     def void(self) -> None:
         self._kept = None
+
+
+# --- the one login policy of every server that takes a password ---------------------------------
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def behind(proxy: str | None) -> Middleware:
+    """The middleware that sees a request as its browser made it when it comes through the
+    reverse proxy at ``proxy``, an address its owner named (an explicit option, never a guess):
+    from that address alone, ``X-Forwarded-Proto`` says the scheme the page was served on,
+    ``X-Forwarded-Host`` its host and ``X-Forwarded-For``'s last entry (the one the proxy wrote)
+    the browser's address; a request from anywhere else is believed for none of them. So
+    ``request.secure`` (``password_may_cross``, the cookies' ``Secure``), ``request.scheme`` and
+    ``host`` (a form's origin) and ``request.remote`` (the tries an address has) are the
+    browser's. A proxy's request that names no browser comes from no address of this machine's."""
+
+    def told(value: str) -> str:
+        return value.split(",")[0].strip()
+
+    @web.middleware
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if proxy is None or not same_address(request.remote, proxy):
+            return await handler(request)
+        scheme = told(request.headers.get("X-Forwarded-Proto", "")).lower()
+        browser = request.headers.get("X-Forwarded-For", "").split(",")[-1].strip()
+        return await handler(request.clone(scheme="https" if scheme == "https" else "http",
+                                           host=told(request.headers.get("X-Forwarded-Host", "")) or request.host,
+                                           remote=browser or "the proxy's browser"))
+
+    return middleware
+
+
+def same_address(remote: str | None, named: str) -> bool:
+    """Whether ``remote`` (a request's peer) is the address ``named`` (as written: ``::ffff:127.0.0.1`` is ``127.0.0.1``)."""
+    try:
+        seen, given = ipaddress.ip_address(remote or ""), ipaddress.ip_address(named)
+    except ValueError:
+        return False
+    unmapped = [address.ipv4_mapped or address if isinstance(address, ipaddress.IPv6Address) else address
+                for address in (seen, given)]
+    return unmapped[0] == unmapped[1]
+
+
+def password_may_cross(request: web.Request) -> bool:
+    """The one login policy of every pi-table server that takes a password (the table's staff and
+    set-up pages, the fleet's dashboard, the league's page): over TLS, the server's own or a proxy's
+    it was told to trust (``behind``), or from this machine, whose request crossed no network;
+    never in clear from another machine (issue 74, 4)."""
+    return request.secure or from_this_machine(request)
 
 
 def from_this_machine(request: web.Request) -> bool:

@@ -77,7 +77,7 @@ from ..files import read_json, write_private
 from ..hal import AnyModel, Emit, PageOpened, Screen, SelfTestModel, SetupModel
 from ..ui.i18n import UnknownLanguage, say, translation
 from ..ui.words import Cards
-from .auth import from_this_machine, same
+from .auth import password_may_cross, same
 from .games import publish, seats
 from .pages import Pages
 from .runner import ServerThread
@@ -331,7 +331,7 @@ class Companion(ServerThread):
         where to go. With no https to lead to (the table's certificate damaged, or none to be
         made), the page is refused: it answers this machine alone, never the network in clear.
         This machine's own requests (the table's commands, its tests) cross no network."""
-        if request.secure or not request.path.startswith(SECRET_PAGES) or from_this_machine(request):
+        if not request.path.startswith(SECRET_PAGES) or password_may_cross(request):  # every server's policy
             return await handler(request)
         asked = request.headers.get("X-Staff-Lang", "")
         lang = asked if asked in LANGUAGES else self._lang(request)

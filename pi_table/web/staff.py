@@ -65,7 +65,7 @@ from .auth import (
     hashed,
     keep_secret,
 )
-from .document import document
+from .document import KIT_SCRIPT, document
 from .roles import STAFF, Checked, Open, Owner, Role, Route, owner, owners_keys, role, staff, unnamed
 from .texts import page_texts
 
@@ -592,6 +592,7 @@ class StaffPage:
             for section in self.sections if section.script}}
         """The page's scripts: its own, then its sections'."""
         self._files = {name: static_file(name) for name in STYLES}
+        self._kit = static_file(KIT_SCRIPT)
         self._body = static_file("staff.html").decode()
         self._head = '<link rel="stylesheet" href="/staff/static/staff.css">\n' + "".join(
             f'<script type="module" src="/staff/static/{name}"></script>\n' for name in self.scripts)
@@ -654,13 +655,14 @@ class StaffPage:
         for section in self.sections:
             if (first := section.first()) is not None:
                 raise web.HTTPSeeOther(first)
-        page = document(self.desk.language(), "pi-table: Staff", self._body, self._head)
+        lang = self.desk.language()
+        page = document(lang, f"pi-table: {translation(lang).gettext('Staff')}", self._body, self._head)
         return web.Response(text=page, content_type="text/html", headers=_PRIVATE)
 
     async def _static(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
-        if name in self.scripts:
-            return web.Response(body=self.scripts[name], content_type="application/javascript")
+        if name in self.scripts or name == KIT_SCRIPT:  # the kit's, which staff.js (and setup.js) imports
+            return web.Response(body=self.scripts.get(name) or self._kit, content_type="application/javascript")
         if name not in STYLES:
             raise web.HTTPNotFound(text="")
         return web.Response(body=self._files[name], content_type=STYLES[name])

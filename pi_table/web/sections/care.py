@@ -59,7 +59,8 @@ class Backups(Protocol):
         """A backup of this table: its file name and bytes (a PiTableError or OSError: why not)."""
 
     def nightly_backups(self, lang: str) -> list[dict[str, Any]]:
-        """The nightly backups kept, newest first: ``{"name", "made", "size", "holds"}``, their words in ``lang``."""
+        """The nightly backups kept, newest first: ``{"name", "made", "size", "holds"}`` (``made`` in Unix
+        seconds, which the page writes in its language), their words in ``lang``."""
 
     def nightly_backup(self, name: str) -> bytes:
         """The nightly backup ``name`` of that list, to check or restore (a Refusal: no such one)."""

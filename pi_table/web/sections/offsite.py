@@ -21,6 +21,7 @@ from ..staff import Section, bad, language, log
 TEXTS: tuple[str, ...] = (
     N_("Copies off the SD card"),
     N_("A network place (SFTP or WebDAV) the nightly backup is copied to"),
+    N_("sftp://USER@HOST:22/FOLDER"),
     N_("Its password"),
     N_("(set: empty keeps it)"),
     N_("Keep it and copy the newest backup now"),

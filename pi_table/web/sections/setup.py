@@ -197,7 +197,8 @@ class SetupPage(Section[SetupDesk | None], name="setup", texts=SETUP_TEXTS):
         desk = self._waiting()
         if desk is None:
             raise web.HTTPSeeOther("/staff")
-        page = document(desk.language(), "pi-table: Set up this table", self._body,
+        lang = desk.language()
+        page = document(lang, f"pi-table: {translation(lang).gettext('Set up this table')}", self._body,
                         '<link rel="stylesheet" href="/staff/static/staff.css">\n<script src="/setup/static/setup.js" defer></script>\n')
         return web.Response(text=page, content_type="text/html", headers=PRIVATE)
 

@@ -2,7 +2,7 @@
 // phone or from the nightly backups the table keeps (what it would replace said first), the
 // running version and the one before, and an update from the repository or a bundle (checked
 // first). A section's script (web/sections/care.py): the page loads it after staff.js.
-import { $, api, backAfterRestart, csrf, el, formField, lang, locked, number, ownersAction, saveFile, say, section, settingsNotes, t, unlocked, worded } from "./staff.js";
+import { $, api, backAfterRestart, csrf, el, formField, lang, locked, number, ownersAction, saveFile, say, section, settingsNotes, t, unlocked, when, worded } from "./staff.js";
 
 function careSection() {
   return el("section", { id: "care-section" },
@@ -31,7 +31,7 @@ async function loadNightly() {
   $("nightly").replaceChildren(...kept.map((each) => {
     const button = el("button", { class: "quiet", "data-nightly": each.name, text: t("Check it to restore") });
     button.addEventListener("click", () => checkRestore(() => api("POST", `/staff/api/restore?nightly=${encodeURIComponent(each.name)}&check`), each.name));
-    return el("li", {}, `${each.made} · ${number(Math.max(1, Math.round(each.size / 1024)))} kB · ${each.holds} `, button);
+    return el("li", {}, `${when(new Date(each.made * 1000))} · ${number(Math.max(1, Math.round(each.size / 1024)))} kB · ${each.holds} `, button);
   }));
 }
 

@@ -3,11 +3,13 @@
 // USB stick's last backup. A section's script (web/sections/offsite.py): the page loads it after staff.js.
 import { $, api, el, formField, locked, ownersAction, say, section, t, unlocked, when, worded } from "./staff.js";
 
+const PLACE = "sftp://USER@HOST:22/FOLDER";  // the field's example, in the page's language too
+
 function offsiteSection() {
   return el("section", { id: "offsite-section" },
     worded("h2", "Copies off the SD card"),
     el("p", { id: "stick-last", class: "note" }),
-    ...formField("offsite-place", "A network place (SFTP or WebDAV) the nightly backup is copied to", { type: "text", autocomplete: "off", placeholder: "sftp://USER@HOST:22/FOLDER" }),
+    ...formField("offsite-place", "A network place (SFTP or WebDAV) the nightly backup is copied to", { type: "text", autocomplete: "off", placeholder: t(PLACE), "data-t-placeholder": PLACE }),
     ...formField("offsite-password", "Its password", { type: "password", autocomplete: "new-password" }),
     el("div", { class: "row" },
       worded("button", "Keep it and copy the newest backup now", { id: "offsite-save", class: "quiet" })),

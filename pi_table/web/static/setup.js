@@ -28,6 +28,7 @@ function showWords() {
   document.documentElement.lang = lang;
   for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
   for (const node of document.querySelectorAll("[data-t-label]")) node.setAttribute("aria-label", t(node.dataset.tLabel));
+  document.title = `pi-table: ${t("Set up this table")}`;
   $("lang").value = lang;
 }
 
@@ -115,12 +116,15 @@ async function lookOnStick(name) {
   }
 }
 
-function drawStick(found) {
+const kit = import("/staff/static/kit.js");  // the page kit's dates, every page's
+
+async function drawStick(found) {
   copied = found.outcome === "done" ? found.backup : null;
+  const made = found.made == null ? "?" : (await kit).when(new Date(found.made * 1000), undefined, lang);
   $("restore").hidden = false;
   $("restore").classList.toggle("error", ["failed", "refused"].includes(found.outcome));
   $("restore").textContent = found.looking ? t("Looking on the stick…") : copied
-    ? t("Backup {backup} from the stick {stick}, made {made}. Restoring it brings:", { backup: copied, stick: found.stick, made: found.made })
+    ? t("Backup {backup} from the stick {stick}, made {made}. Restoring it brings:", { backup: copied, stick: found.stick, made })
     : found.why;
   $("restore-replaces").replaceChildren(...(copied ? found.replaces : []).map((line) => {
     const item = document.createElement("li");

@@ -5,6 +5,8 @@
 // powers off). The page loads this script first, then the sections' (web/section.py), each of
 // which adds itself with section(): this script imports none of them.
 
+import * as kit from "./kit.js";
+
 const AT_HAND = [
   ["game.language", "Language"], ["leds.brightness", "Brightness"],
   ["timer.length_s", "Turn timer (s, 0: off)"], ["sound.volume", "Volume"],
@@ -37,11 +39,11 @@ export function t(text, fields = {}) {
   for (const [name, value] of Object.entries(fields)) said = said.replaceAll(`{${name}}`, value);
   return said;
 }
-// Numbers and dates in the page's language through Intl ("3,44", "27/11/26, 12:29" on an Italian
-// page), never in the phone's locale nor JavaScript's own (toFixed, String): tests/test_web_i18n.py.
-export const number = (value, options = {}) => new Intl.NumberFormat(wordsLang || lang, options).format(value);
-export const when = (date, options = { dateStyle: "short", timeStyle: "short" }) =>
-  new Intl.DateTimeFormat(wordsLang || lang, options).format(date);
+// Numbers and dates in the page's language through the page kit's Intl ("3,44", "29 nov 2026, 12:29"
+// on an Italian page: one date form a language, every server's), never in the phone's locale nor
+// JavaScript's own (toFixed, String): tests/test_web_i18n.py.
+export const number = (value, options = {}) => kit.number(value, options, wordsLang || lang);
+export const when = (date, options = kit.DATE) => kit.when(date, options, wordsLang || lang);
 // A date and time a person types, as the page's language writes them ("27/11/2026, 15:53" in
 // Italian, "11/27/2026, 15:53" in English), and read back in that order: a phone's own date
 // picker writes them as its locale does, whatever the page's language (issue 62, 4).
@@ -187,6 +189,7 @@ async function loadWords() {
   for (const node of document.querySelectorAll("[data-t-label]")) node.setAttribute("aria-label", t(node.dataset.tLabel));
   for (const node of document.querySelectorAll("[data-t-placeholder]")) node.placeholder = t(node.dataset.tPlaceholder);
   $("board").setAttribute("aria-label", cardWords["the grid"]);
+  document.title = `pi-table: ${t("Staff")}`;
   $("lang").value = lang;
 }
 

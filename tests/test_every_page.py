@@ -1,0 +1,148 @@
+"""Every page of every server comes from the page kit (issue 73): the suite reads each server's
+router (the companion's, with its staff and set-up pages; the fleet's dashboard; the league's page)
+rather than a list kept by hand, asks for each of its GET routes (a route's variable filled in,
+signed in and not), and every answer that is a page must have the kit's head (its language, its
+width), one ``main`` landmark, and never reload itself (a ``<meta http-equiv="refresh">`` or a
+``Refresh`` header). A new server's page that goes around the kit fails here."""
+
+from __future__ import annotations
+
+import http.client
+import random
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from urllib.parse import urlencode
+
+from aiohttp import web
+
+from pi_table.config import broker as broker_config
+from pi_table.fleet.dashboard import Dashboard, hash_password
+from pi_table.fleet.league_page import LeaguePage, read_roster
+from pi_table.release.first_boot import pending
+from pi_table.web.runner import ServerThread
+
+from helpers import StaffService, StaffTable, dealt_key, sent, two_cafes
+
+PASSWORD = "organiser-secret-26"
+NO_BROKER = broker_config("mqtt://127.0.0.1:1")  # the pages answer while their broker is away
+REFRESH = re.compile(r"http-equiv\s*=\s*[\"']?refresh", re.IGNORECASE)
+VARIABLE = re.compile(r"\{[^}]*\}")
+
+
+def paths(server: ServerThread) -> list[str]:
+    """Every GET route of ``server``'s router, each variable part filled in (a value no route knows)."""
+    assert server._runner is not None  # it serves
+    app: web.Application = server._runner.app
+    found = []
+    for resource in app.router.resources():
+        if any(route.method in ("GET", "*") for route in resource):
+            info = resource.get_info()
+            found.append(VARIABLE.sub("x", info.get("path") or info.get("formatter", "")))
+    assert found, "a server with no page"
+    return sorted(set(found))
+
+
+def asked(port: int, path: str, cookie: str = "") -> tuple[int, str, str]:
+    """``path`` asked for on this machine: its status, its Refresh header and, for a page, its HTML
+    ('' for anything else, a stream's left unread)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", path, headers={"Cookie": cookie} if cookie else {})
+        answer = connection.getresponse()
+        kind = (answer.getheader("Content-Type") or "").split(";")[0]
+        return answer.status, answer.getheader("Refresh") or "", answer.read().decode() if kind == "text/html" else ""
+    finally:
+        connection.close()
+
+
+def faults_of(where: str, page: str, refresh: str) -> list[str]:
+    """How a page goes around the kit."""
+    faults = []
+    if not re.match(r'<!doctype html>\n<html lang="(en|it)">\n<head>\n<meta charset="utf-8">\n'
+                    r'<meta name="viewport" content="width=device-width, initial-scale=1">\n', page):
+        faults.append(f"{where}: not the kit's head (web.document)")
+    if len(re.findall(r"<main\b", page)) != 1:
+        faults.append(f"{where}: not one main landmark")
+    if REFRESH.search(page) or refresh:
+        faults.append(f"{where}: reloads itself")
+    return faults
+
+
+def walked(server: ServerThread, port: int, cookies: tuple[str, ...] = ("",)) -> tuple[int, list[str]]:
+    """Every route of ``server`` asked for with each of ``cookies``: the pages seen, and their faults."""
+    pages, faults = 0, []
+    for path in paths(server):
+        for cookie in cookies:
+            status, refresh, page = asked(port, path, cookie)
+            if page:
+                pages += 1
+                faults += faults_of(f"{path} ({status}{', signed in' if cookie else ''})", page, refresh)
+    return pages, faults
+
+
+def signed_in(port: int) -> str:
+    """A session of a fleet page's, signed in from this machine."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("POST", "/login", body=urlencode({"password": PASSWORD}),
+                       headers={"Content-Type": "application/x-www-form-urlencoded"})
+    answer = connection.getresponse()
+    assert answer.status == 303, answer.status
+    return "; ".join(cookie.split(";", 1)[0] for cookie in answer.headers.get_all("Set-Cookie"))
+
+
+@contextmanager
+def running(server: ServerThread) -> Iterator[ServerThread]:
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_every_page_of_the_fleets_dashboard_and_the_leagues_page_is_the_kits(tmp_path):
+    _, played = two_cafes(tmp_path, random.Random(5))
+    roster = tmp_path / "roster.toml"
+    roster.write_text('[cafes]\nbar-roma = ["r1", "r2"]\nbar-milano = ["m1", "m2", "m3"]\n')
+    league = read_roster(roster).league("spring")
+    for cafe, host, night in played:
+        league.take(*sent(night, cafe, host))
+    dashboard = Dashboard(NO_BROKER, "127.0.0.1", 0, hash_password(PASSWORD), client_id="every-page-fleet")
+    page = LeaguePage(NO_BROKER, league, "127.0.0.1", 0, client_id="every-page-league",
+                      password_hash=hash_password(PASSWORD), roster=roster)
+    seen, faults = 0, []
+    for server in (dashboard, page):
+        with running(server):
+            pages, found = walked(server, server.port, ("", signed_in(server.port)))
+            seen, faults = seen + pages, faults + found
+    assert faults == []
+    assert seen >= 5  # the dashboard's sign-in and tables, the league's season, its sign-in and the organiser's
+
+
+def test_every_page_of_the_tables_own_server_is_the_kits(tmp_path):
+    (tmp_path / "table").mkdir()
+    table = StaffTable(tmp_path / "table", dealt_key())
+    try:
+        book = table.daemon.night.book
+        book.open("Friday league", ["codenames"], ["1", "2"])  # the night's pages served too
+        for team in ("The Owls", "Quiz Club"):
+            book.join(team)
+        companion = table.daemon.companion
+        assert companion is not None
+        pages, faults = walked(companion, companion.port)
+    finally:
+        table.close()
+    (tmp_path / "fresh").mkdir()
+    service = StaffService(tmp_path / "fresh", first_boot=True)  # a table that waits for its set-up: its page
+    assert pending(tmp_path / "fresh" / "journal") is not None
+    try:
+        service.start()
+        port = int(service.status()["companion"].rstrip("/").rsplit(":", 1)[1])
+        status, refresh, page = asked(port, "/setup")
+        assert status == 200 and page
+        faults += faults_of("/setup", page, refresh)
+        pages += 1
+    finally:
+        service.close()
+    assert faults == []
+    assert pages >= 4, pages  # the phones' page, a phone's refused, the staff page, the set-up page
