@@ -41,19 +41,21 @@ import os
 import re
 import socket
 import time
+import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import version
-from ..config import ConfigError, load_config, parse_config, trial
+from ..config import ConfigError, bound, load_config, parse_config, trial
 from ..config.machine import Running
 from ..config.schema import MAX_BYTES as CONFIG_MOST
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text
 from ..engine.views import LANGUAGES
 from ..files import PRIVATE_DIR, TooBig, read_file, read_json, write_private
+from ..kinds import SecretFile
 from ..table.journal import IN_PLAY, begun_last, end_play, finished, in_play
 from ..ui.i18n import say
 from .rounds import Rounds
@@ -237,6 +239,8 @@ def check(data: bytes, config: Config, running: Running | None = None) -> Conten
     replaces = [Phrase.of("a backup of {table} made {made} by pi-table {version}", table=str(manifest.get("table")),
                           made=str(manifest.get("made")), version=str(manifest.get("pi_table")))]
     if CONFIG in files:
+        files[CONFIG], dropped = secrets_bound(files[CONFIG], config)
+        left_out = [*left_out, *dropped]
         changed = _config_changes(files[CONFIG], config, running)
         keys += changed
         replaces.append(Phrase.of("the settings: {keys} change", keys=", ".join(changed)) if changed else
@@ -413,6 +417,65 @@ def _manifest(data: bytes) -> dict[str, Any]:
         raise BadBackup("the backup's manifest.json is not a pi-table backup's: expected {format} version {version}, "
                         "with the size and sha256 of each file", format=FORMAT, version=VERSION)
     return manifest
+
+
+def secrets_bound(data: bytes, config: Config) -> tuple[bytes, list[Phrase]]:
+    """The backup's configuration ``data`` with each secret it names that this table's owner did
+    not give for the destination it names there left out (``config.bound``: a backup holds no
+    secret, and names another broker's or a file given as another one), and ``password_in_clear``
+    never turned on by it; what was left out, said, for the restore's check and for Health until
+    the owner gives it again (``left_out``)."""
+    from ..config.writing import changed_text  # tomlkit: a restore's check alone
+
+    if config.source is None:
+        return data, []
+    try:
+        text = data.decode("utf-8")
+        document = tomllib.loads(text)
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return data, []  # the checker says what is wrong with it
+    if not all(isinstance(document.get(section, {}), dict) for section in ("fleet", "notify")):
+        return data, []
+    bound.begin(config.source, config.values)  # the owner's own secrets bound before the backup's names any
+    changes: dict[str, object] = {}
+    said: list[Phrase] = []
+    for key in bound.WHAT:
+        section, _, name = key.partition(".")
+        named = document.get(section, {}).get(name)
+        try:
+            file = SecretFile.parse(named, str(config.source.parent)).path if isinstance(named, str) and named else ""
+        except Refusal:
+            continue  # the checker refuses it, saying why
+        if file:
+            why = _not_given_for(file, key, document)
+            if why is not None:
+                changes[key] = ""
+                said.append(Phrase.of("left out of the restore: {why}; give it again on the staff page", why=why))
+    if document.get("fleet", {}).get("password_in_clear") is True and not config.values["fleet.password_in_clear"]:
+        changes["fleet.password_in_clear"] = False
+        said.append(Phrase.of("left out of the restore: the broker's password without TLS stays off (a restore never "
+                              "turns it on; the owner may, in the settings)"))
+    if not changes:
+        return data, said
+    try:
+        return changed_text(config.source, changes, text=text).encode("utf-8"), said
+    except ConfigError:
+        return data, said  # the checker refuses it as it is, saying why
+
+
+def _not_given_for(file: str, key: str, document: dict[str, Any]) -> Phrase | None:
+    """Why the secret ``file`` the backup's settings name as ``key`` may not go where they send it."""
+    what = Phrase.of(bound.WHAT[key])
+    if not os.path.isfile(file):
+        return Phrase.of("{what}, which is not on this table (a backup holds no secret)", what=what)
+    if key == bound.NOTIFY:
+        try:
+            now = bound.address_destination(Path(file).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            return Phrase.of("{what}, which cannot be read", what=what)
+    else:
+        now = bound.broker_destination(str(document.get("fleet", {}).get("broker", "")))
+    return bound.why_not(file, key, now)
 
 
 def _config_changes(data: bytes, config: Config, running: Running | None) -> list[str]:

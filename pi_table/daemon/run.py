@@ -30,7 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
-from ..config import Config, trial
+from ..config import Config, bound, trial
 from ..config.trial import DEADLINE_S, Trial
 from ..engine.phrase import N_, Phrase, Text
 from ..errors import PiTableError
@@ -119,6 +119,8 @@ class Daemon:
         self.notifier = notifier or Notifier()
         self.lock = lock_journal(config.paths.journal_dir)
         restoring = None
+        if self.lock is not None:  # on the settings the owner set, before a restore's could name a secret first
+            bound.begin(config.source, config.values)
         if self.lock is not None and trial.pending_trial(trial.restore_notes(config.paths.journal_dir)) is not None:
             from . import backup  # a restore staged for this start is applied before the journal opens
 
