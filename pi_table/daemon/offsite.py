@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ..config import Config
 
 log = logging.getLogger("pi_table.backup")
-PLACE_FILE = "offsite.place"
+PLACE_FILE = backup.PLACE
 """In the journal folder: the place as the owner gave it, its password too (0600)."""
 NOTE = "offsite.last.json"
 """In the backups folder: when the last copy was made, of which backup, and how it went."""
