@@ -649,7 +649,7 @@ def _rolled_back(config: Config, under: trial.Trial, why: dict[str, str]) -> Con
     if files:
         _apply(config, files, whole=True)
     write_private(where / ("restore" + trial.ROLLED_BACK), json.dumps(
-        {"at": time.time(), "keys": list(under.keys), "by": under.by, "why": why}).encode())
+        {"at": time.time(), "since": under.since, "keys": list(under.keys), "by": under.by, "why": why}).encode())
     for name in (STAGED, LAST_GOOD, LEFT_OUT, "restore" + trial.TRIAL):
         (where / name).unlink(missing_ok=True)
     log.error("the restored backup is rolled back: %s", why.get("en", ""))
