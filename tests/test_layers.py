@@ -464,7 +464,7 @@ def test_a_device_used_out_of_order_is_a_pi_table_error(tmp_path):
 
 
 ROOMS = {
-    "config": ["schema", "settings", "machine", "loading", "writing", "trial"],
+    "config": ["schema", "settings", "machine", "bound", "loading", "writing", "trial"],
     "daemon": ["rounds", "notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "offsite", "restarts", "checkup",
                "root_helper", "notices", "owner_files", "files_desk", "broker_desk", "owner_notice", "owners_part", "code_desk",
                "health_desk", "care_desk", "offsite_desk", "staff_desk", "first_boot", "security", "staff_parts",

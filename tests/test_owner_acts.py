@@ -64,6 +64,46 @@ def test_an_owners_setting_saved_says_its_result_after_the_restart_and_the_unloc
         (after or table).close()
 
 
+def test_an_owners_change_rolled_back_says_so_in_its_section_and_keeps_saying_it(tmp_path):
+    """Issue 75, 2: a change rolled back still said "Saved, and the table has restarted on it" for
+    a day while Health said it was rolled back. The rollback's note says when its trial began;
+    the start after it marks the act asked then as rolled back, even once a later change kept takes
+    the note away."""
+    from pi_table.config import trial
+    from pi_table.engine.phrase import Phrase
+
+    table = StaffTable(tmp_path, dealt_key())
+    after = None
+    try:
+        staff = Staff(table.base)
+        assert staff.login()[0] == 200
+        staff.as_owner()
+        status, answer = staff.call("POST", "/staff/api/config", {"changes": {"paths.keep_games": 150}})
+        assert (status, answer["restarting"]) == (200, True), answer
+        after = restarted(table)
+        staff = again(staff, after)
+        status, state = staff.call("GET", "/staff/api/owner")
+        assert state["results"]["config"]["said"] == acts.SETTINGS_SAVED
+        config = tmp_path / "config.toml"
+        began = state["results"]["config"]["at"] - 1  # the change's trial, begun just before its act was noted
+        trial.roll_back(config, trial.Trial(("paths.keep_games",), "owner", (), began),  # the watch's verdict
+                        Phrase.of("the table stopped before it was healthy on the new settings"))
+        assert staff.call("POST", "/staff/api/restart") == (200, {"ok": True, "restarting": True})
+        wait_for(lambda: not after.runner.is_alive(), "the table ending itself to restart", 15)
+        after.close()  # a rollback is followed by a start, which marks the act
+        (tmp_path / "journal/staff.restarts").unlink(missing_ok=True)
+        after = InProcessDaemon(tmp_path / "config.toml")
+        staff = again(staff, after)
+        status, state = staff.call("GET", "/staff/api/owner")
+        assert status == 200 and state["results"]["config"]["said"] != acts.SETTINGS_SAVED  # no longer "Saved"
+        assert state["results"]["config"]["said"] == acts.ROLLED_BACK
+        trial.beside(config, trial.ROLLED_BACK).unlink()  # a later change kept takes the note away
+        status, state = staff.call("GET", "/staff/api/owner")
+        assert state["results"]["config"]["said"] == acts.ROLLED_BACK
+    finally:
+        (after or table).close()
+
+
 def test_an_unlock_is_not_carried_across_a_restart_no_owners_act_asked(tmp_path):
     table = StaffTable(tmp_path, dealt_key())
     after = None

@@ -99,6 +99,8 @@ class FleetConfig:
     cafe_tables: tuple[str, ...] = ()  # the owner's list of the café's tables: a night one hosts is followed without a code
     league: str = ""  # the league the café's closed nights go to ('': none), and the café's name in it (issue 64)
     cafe: str = ""
+    password_key: str = ""  # the setting that named ``password_file``, whose destination it is bound to (``bound``);
+    # '': a file given on a command line with its broker, bound by nothing but that line
 
     @property
     def enabled(self) -> bool:
@@ -545,7 +547,7 @@ def _fleet(v: Values) -> FleetConfig:
         table_id = _topic_level(socket.gethostname(),
                                 Phrase.of("this machine's host name, the table_id when none is set,"))
     found = replace(broker(url, table_id, **files), password_in_clear=in_clear, cafe_tables=cafe_tables,
-                    league=league, cafe=cafe)
+                    league=league, cafe=cafe, password_key=PASSWORD_FILE)
     if found.password_file and found.password is not None:
         raise Refusal("the broker's password is in the URL or in password_file, not both")
     if found.password_file and found.username is None:
@@ -580,7 +582,8 @@ def _dashboard(v: Values, fleet: FleetConfig) -> Dashboard | None:
     _topic_level(user, "dashboard_user")  # a broker's user name, as a table's id is
     host = f"[{fleet.host}]" if ":" in fleet.host else fleet.host
     url = f"{fleet.scheme}://{urllib.parse.quote(user, safe='')}@{host}:{fleet.port}"
-    found = replace(broker(url, password_file=password_file, ca=fleet.ca), password_in_clear=fleet.password_in_clear)
+    found = replace(broker(url, password_file=password_file, ca=fleet.ca), password_in_clear=fleet.password_in_clear,
+                    password_key=DASHBOARD_PASSWORD_FILE)
     if found.in_clear and not found.password_in_clear:
         raise Refusal("the dashboard's broker password would cross the network in clear to {url}: use mqtts:// (TLS), "
                       "or set password_in_clear = true for a broker on a network you trust", url=shown_url(url))
@@ -612,14 +615,14 @@ def keep_password(url: str, kept: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:{old}@{host}" if old else f"{user}@{host}"))
 
 
-BROKER, PASSWORD_FILE = "fleet.broker", "fleet.password_file"
+BROKER, PASSWORD_FILE, DASHBOARD_PASSWORD_FILE = "fleet.broker", "fleet.password_file", "fleet.dashboard_password_file"
 
 
 def broker_change(changes: Mapping[str, object], kept: Mapping[str, object]) -> dict[str, object]:
     """``changes`` as a page sent them, the broker's password kept only for the broker it was given
     for. Sent back ``HIDDEN`` (as ``hide_password`` showed it), the URL's password is the one kept,
     at the same broker (its scheme, host and port: ``same_broker``); a change to another broker
-    drops the password kept, the URL's and ``password_file``, unless the change gives a new one. So
+    drops the passwords kept, the URL's, ``password_file`` and ``dashboard_password_file``, unless the change gives a new one. So
     no page that cannot read the password can send it to a broker of its choosing."""
     changed = dict(changes)
     sent, before = changes.get(BROKER), str(kept[BROKER])
@@ -629,9 +632,11 @@ def broker_change(changes: Mapping[str, object], kept: Mapping[str, object]) -> 
         changed[BROKER] = keep_password(sent, before)
         return changed
     changed[BROKER] = keep_password(sent, "")
-    file, old = changes.get(PASSWORD_FILE, kept[PASSWORD_FILE]), str(kept[PASSWORD_FILE])
-    if old and isinstance(file, str) and os.path.realpath(file) == os.path.realpath(old):
-        changed[PASSWORD_FILE] = ""
+    for key in (PASSWORD_FILE, DASHBOARD_PASSWORD_FILE):  # the passwords given for the broker before
+        old = str(kept.get(key, ""))
+        file = changes.get(key, old)
+        if old and isinstance(file, str) and os.path.realpath(file) == os.path.realpath(old):
+            changed[key] = ""
     return changed
 
 

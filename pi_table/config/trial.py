@@ -191,8 +191,8 @@ def roll_back(path: Path, trial: Trial, why: Text) -> None:
     good = beside(path, GOOD)
     if good.exists():
         replace_file(path, good.read_bytes(), _mode(path))
-    _write_json(path, ROLLED_BACK, {"at": time.time(), "keys": list(trial.keys), "by": trial.by,
-                                             "why": {lang: say(why, lang) for lang in LANGUAGES}})
+    _write_json(path, ROLLED_BACK, {"at": time.time(), "since": trial.since, "keys": list(trial.keys), "by": trial.by,
+                                    "why": {lang: say(why, lang) for lang in LANGUAGES}})
     beside(path, TRIAL).unlink(missing_ok=True)
     log.error("the settings changed by %s (%s) are rolled back: %s", trial.by, ", ".join(trial.keys), say(why, "en"))
 

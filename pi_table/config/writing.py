@@ -67,13 +67,13 @@ def writable(value: object) -> object:
 
 
 def changed_text(path: Path, changes: Mapping[str, object], machine: bool = False, running: Running | None = None,
-                 ) -> str:
-    """``path``'s text with each ``section.key`` of ``changes`` set to its value, everything else
-    in the file kept; checked as the daemon will check it (ConfigError; with ``machine``,
-    against this machine too, as ``check-config``, beside what the ``running`` table holds).
-    The old file's journal folder counts among the secret folders: a change that moves it
-    cannot point another key at the games it kept."""
-    old = read_text(path) if path.exists() else ""
+                 text: str | None = None) -> str:
+    """``path``'s text (or ``text``, a file to be put in its place) with each ``section.key`` of
+    ``changes`` set to its value, everything else in the file kept; checked as the daemon will
+    check it (ConfigError; with ``machine``, against this machine too, as ``check-config``,
+    beside what the ``running`` table holds). The old file's journal folder counts among the
+    secret folders: a change that moves it cannot point another key at the games it kept."""
+    old = text if text is not None else read_text(path) if path.exists() else ""
     try:
         expected = tomllib.loads(old)
     except tomllib.TOMLDecodeError:

@@ -41,19 +41,21 @@ import os
 import re
 import socket
 import time
+import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import version
-from ..config import ConfigError, load_config, parse_config, trial
+from ..config import ConfigError, bound, load_config, parse_config, trial
 from ..config.machine import Running
 from ..config.schema import MAX_BYTES as CONFIG_MOST
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text
 from ..engine.views import LANGUAGES
 from ..files import PRIVATE_DIR, TooBig, read_file, read_json, write_private
+from ..kinds import SecretFile
 from ..table.journal import IN_PLAY, begun_last, end_play, finished, in_play
 from ..ui.i18n import say
 from .rounds import Rounds
@@ -69,6 +71,13 @@ if TYPE_CHECKING:
 log = logging.getLogger("pi_table.backup")
 FORMAT, VERSION = "pi-table backup", 1
 MANIFEST, CONFIG, JOURNAL = "manifest.json", "config.toml", "journal/"
+PLACE = "offsite.place"
+"""The journal folder's file of the network place the nightly backups are copied to (``offsite``),
+with its password: never in a backup, which says it was set (``BEHIND``), so a restore names it."""
+LEFT_OUT = "restore.left-out.json"
+"""In the backups folder: what the owner had set that the last restore could not bring back (a
+secret), for Health to say until each is given again (``left_out``)."""
+BEHIND = "left_behind"  # the manifest's list of what the table held that no backup holds: the place
 TRAVELS = ("staff.pin",)
 """The journal folder's files that travel besides the finished games (``web.staff.PIN_FILE``)."""
 PHONES = ("companion.secret", "companion.released", "companion.opened")
@@ -126,6 +135,7 @@ class Contents:
     files: dict[str, bytes]
     replaces: tuple[Phrase, ...]
     keys: tuple[str, ...]
+    left_out: tuple[str, ...] = ()  # what the owner had set that it cannot bring: a secret's key, or "offsite"
 
 
 # --- making one -----------------------------------------------------------------------------------
@@ -147,8 +157,9 @@ def make(config: Config, now: float | None = None, whole: bool = False) -> bytes
         raise BadBackup("the backup would hold {size} MB, more than {most} MB: keep fewer games ([paths] keep_mb)",
                         size=_mb(size), most=_mb(MOST_BYTES))
     made = time.time() if now is None else now
+    behind = ["offsite"] if (config.paths.journal_dir / PLACE).exists() else []
     return _packed({"format": FORMAT, "version": VERSION, "pi_table": version(), "table": name_of(config),
-                    "host": socket.gethostname(), "made": _when(made)}, files, made)
+                    "host": socket.gethostname(), "made": _when(made), BEHIND: behind}, files, made)
 
 
 def name_of(config: Config) -> str:
@@ -245,7 +256,10 @@ def check(data: bytes, config: Config, running: Running | None = None) -> Conten
     keys: list[str] = []
     replaces = [Phrase.of("a backup of {table} made {made} by pi-table {version}", table=str(manifest.get("table")),
                           made=str(manifest.get("made")), version=str(manifest.get("pi_table")))]
+    missing: list[str] = []
     if CONFIG in files:
+        files[CONFIG], dropped = secrets_bound(files[CONFIG], config)
+        left_out, missing = [*left_out, *dropped.values()], [key for key in dropped if key in bound.WHAT]
         changed = _config_changes(files[CONFIG], config, running)
         keys += changed
         replaces.append(Phrase.of("the settings: {keys} change", keys=", ".join(changed)) if changed else
@@ -253,6 +267,11 @@ def check(data: bytes, config: Config, running: Running | None = None) -> Conten
     else:
         replaces.append(Phrase.of("the settings: kept as they are (the backup holds none)"))
     journal = config.paths.journal_dir
+    behind = manifest.get(BEHIND)
+    if isinstance(behind, list) and "offsite" in behind and not (journal / PLACE).exists():
+        missing.append("offsite")
+        left_out.append(Phrase.of("left out of the restore: {why}; give it again on the staff page", why=Phrase.of(
+            "{what}, which is not on this table (a backup holds no secret)", what=Phrase.of(NETWORK_PLACE))))
     pin = JOURNAL + TRAVELS[0]
     if pin in files and (why := _ill_formed(files[pin])) is not None:
         raise BadBackup("the backup's staff PIN is not a hash this table checks ({why}): expected one pi-table "
@@ -271,7 +290,7 @@ def check(data: bytes, config: Config, running: Running | None = None) -> Conten
                                     games=games, now=now))
     replaces.append(Phrase.of("the game in play ends, as End game ends it: it stays in the history and a new one is "
                               "dealt; phones scan the codes again"))
-    return Contents(manifest, files, (*replaces, *left_out), (*keys, "journal"))
+    return Contents(manifest, files, (*replaces, *left_out), (*keys, "journal"), tuple(missing))
 
 
 def restorable(files: dict[str, bytes]) -> tuple[dict[str, bytes], list[Phrase]]:
@@ -424,6 +443,66 @@ def _manifest(data: bytes) -> dict[str, Any]:
     return manifest
 
 
+def secrets_bound(data: bytes, config: Config) -> tuple[bytes, dict[str, Phrase]]:
+    """The backup's configuration ``data`` with each secret it names that this table's owner did
+    not give for the destination it names there left out (``config.bound``: a backup holds no
+    secret, and names another broker's or a file given as another one), and ``password_in_clear``
+    never turned on by it; what was left out, said, for the restore's check and for Health until
+    the owner gives it again (``left_out``), by the key left out."""
+    from ..config.writing import changed_text  # tomlkit: a restore's check alone
+
+    if config.source is None:
+        return data, {}
+    try:
+        text = data.decode("utf-8")
+        document = tomllib.loads(text)
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return data, {}  # the checker says what is wrong with it
+    if not all(isinstance(document.get(section, {}), dict) for section in ("fleet", "notify")):
+        return data, {}
+    bound.begin(config.source, config.values)  # the owner's own secrets bound before the backup's names any
+    changes: dict[str, object] = {}
+    said: dict[str, Phrase] = {}
+    for key in bound.WHAT:
+        section, _, name = key.partition(".")
+        named = document.get(section, {}).get(name)
+        try:
+            file = SecretFile.parse(named, str(config.source.parent)).path if isinstance(named, str) and named else ""
+        except Refusal:
+            continue  # the checker refuses it, saying why
+        if file:
+            why = _not_given_for(file, key, document)
+            if why is not None:
+                changes[key] = ""
+                said[key] = Phrase.of("left out of the restore: {why}; give it again on the staff page", why=why)
+    if document.get("fleet", {}).get("password_in_clear") is True and not config.values["fleet.password_in_clear"]:
+        changes["fleet.password_in_clear"] = False
+        said["fleet.password_in_clear"] = Phrase.of(
+            "left out of the restore: the broker's password without TLS stays off (a restore never turns it on; the "
+            "owner may, in the settings)")
+    if not changes:
+        return data, said
+    try:
+        return changed_text(config.source, changes, text=text).encode("utf-8"), said
+    except ConfigError:
+        return data, said  # the checker refuses it as it is, saying why
+
+
+def _not_given_for(file: str, key: str, document: dict[str, Any]) -> Phrase | None:
+    """Why the secret ``file`` the backup's settings name as ``key`` may not go where they send it."""
+    what = Phrase.of(bound.WHAT[key])
+    if not os.path.isfile(file):
+        return Phrase.of("{what}, which is not on this table (a backup holds no secret)", what=what)
+    if key == bound.NOTIFY:
+        try:
+            now = bound.address_destination(Path(file).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            return Phrase.of("{what}, which cannot be read", what=what)
+    else:
+        now = bound.broker_destination(str(document.get("fleet", {}).get("broker", "")))
+    return bound.why_not(file, key, now)
+
+
 def _config_changes(data: bytes, config: Config, running: Running | None) -> list[str]:
     """The keys the backup's configuration changes, once it passes ``check-config``'s checker as
     this table's file; BadBackup saying what it found wrong."""
@@ -501,6 +580,10 @@ def stage(data: bytes, config: Config, running: Running, by: str, working: Itera
     try:
         where.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)  # what it restores alone: the start replays no game
         write_private(where / STAGED, _packed(contents.manifest, contents.files, time.time()))
+        if contents.left_out:
+            write_private(where / LEFT_OUT, json.dumps(list(contents.left_out)).encode())
+        else:
+            (where / LEFT_OUT).unlink(missing_ok=True)
         _note(config, trial.Trial(contents.keys, by, tuple(working), time.time(),
                                   reached=() if reached is None else (reached,)), STAGED_PHASE)
     except OSError as e:
@@ -575,8 +658,8 @@ def _rolled_back(config: Config, under: trial.Trial, why: dict[str, str]) -> Con
     if files:
         _apply(config, files, whole=True)
     write_private(where / ("restore" + trial.ROLLED_BACK), json.dumps(
-        {"at": time.time(), "keys": list(under.keys), "by": under.by, "why": why}).encode())
-    for name in (STAGED, LAST_GOOD, "restore" + trial.TRIAL):
+        {"at": time.time(), "since": under.since, "keys": list(under.keys), "by": under.by, "why": why}).encode())
+    for name in (STAGED, LAST_GOOD, LEFT_OUT, "restore" + trial.TRIAL):
         (where / name).unlink(missing_ok=True)
     log.error("the restored backup is rolled back: %s", why.get("en", ""))
     return load_config(config.source, machine=True) if CONFIG in files and config.source is not None else config
@@ -617,6 +700,26 @@ def _read_note(path: Path) -> dict[str, Any]:
     except (OSError, ValueError):
         return {}
     return note if isinstance(note, dict) else {}
+
+
+NETWORK_PLACE = N_("the network place the nightly backups are copied to")
+
+
+def left_out(config: Config) -> list[Phrase]:
+    """What the owner had set that the last restore could not bring back and is still not given
+    again (each a secret: a backup holds none), as Health says it; the note let go once all are."""
+    path = folder(config) / LEFT_OUT
+    try:
+        keys = read_json(read_file(path, MOST_FILE).decode("utf-8"))
+    except (OSError, ValueError):
+        return []
+    missing = [key for key in keys if key in bound.WHAT and not config.values.get(key)
+               or key == "offsite" and not (config.paths.journal_dir / PLACE).exists()] if isinstance(keys, list) else []
+    if not missing and pending(config) is None:  # given again (not a restore still to be applied)
+        path.unlink(missing_ok=True)
+    return [Phrase.of("{what} did not come back with the restored backup",
+                      what=Phrase.of(NETWORK_PLACE if key == "offsite" else bound.WHAT[key]))
+            for key in missing]
 
 
 def said(why: Text) -> dict[str, str]:

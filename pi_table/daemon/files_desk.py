@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..config.settings import BROKER, broker_change
 from ..engine.errors import Refusal
 from . import owner_files
 
@@ -52,15 +53,17 @@ def give_files(table: Table, given: list[tuple[str, dict[str, Any]]], more: dict
     config = table.config
     changed: dict[str, object] = dict(more)
     written: list[Path] = []
+    broker = next((str(fields.get("broker", "")).strip() for kind, fields in given if kind == "broker"),
+                  str(more.get(BROKER, config.values[BROKER])))  # the broker the passwords given here go to
     try:
         for kind, fields in given:
-            found, files = owner_files.changes(config, kind, fields, reached)
+            found, files = owner_files.changes(config, kind, fields, reached, broker)
             changed, written = {**changed, **found}, [*written, *files]
     except Refusal as e:
         for file in written:
             file.unlink(missing_ok=True)
         return [e.phrase]
-    problems = table.restarts.change(changed, proven=False, reached=reached)
+    problems = table.restarts.change(broker_change(changed, config.values), proven=False, reached=reached)
     if problems:
         for file in written:
             file.unlink(missing_ok=True)

@@ -1,12 +1,13 @@
 """The health section's part of the table (``web.sections.health.Table``): the service's log,
-from the systemd journal or the lines this start keeps, and the machine's readings."""
+from the systemd journal or the lines this start keeps, the machine's readings, and the secrets
+the last restore could not bring back."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..engine.phrase import Phrase
-from . import logs
+from . import backup, logs
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -47,6 +48,9 @@ class HealthDesk:
             return {"source": "memory", "records": self.log_records(),
                     "note": Phrase.of("the systemd journal cannot be read ({error}): the log shows the lines since "
                                       "this start, which the table keeps in its memory", error=str(e))}
+
+    def left_out(self) -> list[Phrase]:
+        return backup.left_out(self.daemon.config)
 
     def machine(self) -> dict[str, Any]:
         from .. import host  # the page's health view, not the table's start

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import version
+from ..config import bound
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text
 from ..files import read_json, write_private
@@ -156,11 +157,16 @@ def read_url(config: Config) -> NoticeUrl | None:
     if not named:
         return None
     try:
-        return NoticeUrl.parse(Path(named).read_text(encoding="utf-8"))
+        url = NoticeUrl.parse(Path(named).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, Refusal) as e:
         log.warning("the notifications' address cannot be read (%s): no message is sent",
                     e.strerror if isinstance(e, OSError) else type(e).__name__)
         return None
+    why = bound.refused(named, URL_KEY, bound.address_destination(url.text))
+    if why is not None:  # a file given as another secret, or changed since it was given
+        log.warning("%s: no message is sent", say(why, "en"))
+        return None
+    return url
 
 
 def chosen(config: Config) -> frozenset[str]:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ..config import Config
 
 log = logging.getLogger("pi_table.backup")
-PLACE_FILE = "offsite.place"
+PLACE_FILE = backup.PLACE
 """In the journal folder: the place as the owner gave it, its password too (0600)."""
 NOTE = "offsite.last.json"
 """In the backups folder: when the last copy was made, of which backup, and how it went."""
@@ -68,9 +68,14 @@ class Place:
 
     def shown(self) -> str:
         """The place as the staff page shows it: its address, never its password."""
+        return f"{self.destination}/{self.path}"
+
+    @property
+    def destination(self) -> str:
+        """Where its password goes: the server (scheme, host, port) and the user (``config.bound``)."""
         scheme = "sftp" if self.kind == "sftp" else "https" if self.tls else "http"
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{scheme}://{self.user}@{host}:{self.port}/{self.path}"
+        return f"{scheme}://{self.user}@{host}:{self.port}"
 
 
 def parse(address: str, password: str) -> Place:

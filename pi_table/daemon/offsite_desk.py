@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..config import bound
 from ..engine.errors import Refusal
 from . import offsite
 
@@ -46,7 +47,7 @@ class OffsiteDesk:
             return None
         kept = offsite.load(config)
         place = offsite.parse(address, password or (kept.password if kept is not None else ""))
-        if not password and kept is not None and (place.kind, place.host, place.user) != (kept.kind, kept.host, kept.user):
-            raise Refusal("another host or user needs its own password: give it too")  # the old one goes nowhere else
+        if not password and kept is not None and not bound.same_destination(kept.destination, place.destination):
+            raise Refusal("another server, port or user needs its own password: give it too")  # the old one goes nowhere else
         offsite.save(config, place)
         return offsite.send_newest(config)

@@ -21,7 +21,7 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config import trial
+from ..config import bound, trial
 from ..config.settings import BROKER, hide_password
 from ..engine.errors import Refusal
 from ..files import PRIVATE_DIR, write_private
@@ -58,9 +58,11 @@ def _fresh(where: Path, stem: str, suffix: str) -> Path:
     return where / f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 1_000_000:06d}{suffix}"
 
 
-def changes(config: Config, kind: str, given: dict[str, Any], reached: str | None) -> tuple[dict[str, object], list[Path]]:
-    """The files of ``kind`` written from what the owner gave, and the settings that name them;
-    Refusal saying what is wrong with what was given (nothing written then)."""
+def changes(config: Config, kind: str, given: dict[str, Any], reached: str | None,
+            broker: str | None = None) -> tuple[dict[str, object], list[Path]]:
+    """The files of ``kind`` written from what the owner gave, and the settings that name them
+    (a password bound to ``broker``, the table's by default: ``config.bound``); Refusal saying
+    what is wrong with what was given (nothing written then)."""
     where = folder(config)
     if kind == "tls":
         return _tls(where, given, reached)
@@ -69,7 +71,7 @@ def changes(config: Config, kind: str, given: dict[str, Any], reached: str | Non
     if kind == "blocked-words":
         return _blocked_words(where, given)
     if kind == "dashboard":
-        return _dashboard(where, given)
+        return _dashboard(where, given, str(config.values[BROKER]) if broker is None else broker)
     if kind == "notify":
         return _notify(where, given)
     raise Refusal("unknown kind {kind}: expected one of {kinds}", kind=kind[:30], kinds=", ".join(KINDS))
@@ -144,19 +146,23 @@ def _broker(where: Path, given: dict[str, Any]) -> tuple[dict[str, object], list
     if not isinstance(password, str):
         raise Refusal("the broker's password is one line of at most 1024 characters")
     file = _password(where, "broker", password)
+    bound.give(str(file), bound.PASSWORD, bound.broker_destination(broker.strip()))
     return {**found, "fleet.password_file": str(file)}, [*written, file]
 
 
-def _dashboard(where: Path, given: dict[str, Any]) -> tuple[dict[str, object], list[Path]]:
+def _dashboard(where: Path, given: dict[str, Any], broker: str) -> tuple[dict[str, object], list[Path]]:
     """The fleet's dashboard on this table (issue 50, 3): its port (0: none), the broker's user it
-    reads as, and that user's password (empty: the one set kept); the settings check the rest."""
+    reads as, and that user's password (empty: the one set kept), given for the table's ``broker``;
+    the settings check the rest."""
     port, user, password = given.get("port"), given.get("user", "dashboard"), given.get("password", "")
     if not isinstance(port, int) or isinstance(port, bool) or not isinstance(user, str) or not isinstance(password, str):
         raise Refusal("expected the dashboard's port (0: none), the broker's user it reads as and that user's password")
     found: dict[str, object] = {"fleet.dashboard_port": port, "fleet.dashboard_user": user.strip()}
     if not password:
         return found, []
-    return {**found, "fleet.dashboard_password_file": str(file := _password(where, "dashboard", password))}, [file]
+    file = _password(where, "dashboard", password)
+    bound.give(str(file), bound.DASHBOARD, bound.broker_destination(broker))
+    return {**found, "fleet.dashboard_password_file": str(file)}, [file]
 
 
 def _notify(where: Path, given: dict[str, Any]) -> tuple[dict[str, object], list[Path]]:
@@ -180,6 +186,7 @@ def _notify(where: Path, given: dict[str, Any]) -> tuple[dict[str, object], list
     checked = NoticeUrl.parse(url)
     file = _fresh(where, "notify", ".url")
     write_private(file, checked.text.encode() + b"\n")
+    bound.give(str(file), bound.NOTIFY, bound.address_destination(checked.text))
     return {**found, "notify.url_file": str(file)}, [file]
 
 
@@ -234,6 +241,7 @@ def prune(config: Config) -> None:
         if os.path.realpath(file) not in named:
             file.unlink(missing_ok=True)
             log.info("the owner's file %s is no longer named by the settings: removed", file.name)
+    bound.forget_missing(where)
 
 
 def state(config: Config) -> dict[str, Any]:

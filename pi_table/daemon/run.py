@@ -30,7 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
-from ..config import Config, trial
+from ..config import Config, bound, trial
 from ..config.trial import DEADLINE_S, Trial
 from ..engine.phrase import N_, Phrase, Text
 from ..errors import PiTableError
@@ -119,6 +119,8 @@ class Daemon:
         self.notifier = notifier or Notifier()
         self.lock = lock_journal(config.paths.journal_dir)
         restoring = None
+        if self.lock is not None:  # on the settings the owner set, before a restore's could name a secret first
+            bound.begin(config.source, config.values)
         if self.lock is not None and trial.pending_trial(trial.restore_notes(config.paths.journal_dir)) is not None:
             from . import backup  # a restore staged for this start is applied before the journal opens
 
@@ -127,6 +129,8 @@ class Daemon:
             except OSError as e:  # a full card: the table plays on its files as they are, and tries again next start
                 log.error("the restored backup in %s cannot be applied or rolled back: %s", backup.folder(config), e)
             self.config = config
+        if self.lock is not None:  # a change rolled back (at this start or before it) says so in its section
+            _rolled_back_acts(config)
         paths = config.paths
         self.recent_log = RecentLines()  # the last lines, for the staff page, from here on
         logging.getLogger().addHandler(self.recent_log)
@@ -387,6 +391,17 @@ def _night(config: Config) -> Recorder | None:
     except OSError as e:
         log.error("the game nights in %s cannot be read (%s): this table records no night's games", folder, e)
         return None
+
+
+def _rolled_back_acts(config: Config) -> None:
+    """The owner's acts whose change the settings' or the restore's last rollback undid, marked so
+    in their results (``web.acts.ActNotes.rolled_back``): each note says when its trial began."""
+    from ..web.acts import ActNotes
+
+    notes = (None if config.source is None else trial.rolled_back(config.source),
+             trial.rolled_back(trial.restore_notes(config.paths.journal_dir)))
+    ActNotes(config.paths.journal_dir).rolled_back(
+        note["since"] for note in notes if note is not None and isinstance(note.get("since"), int | float))
 
 
 def starting(path: Path, told: Callable[[ConfigError], None] = lambda error: None) -> tuple[Config, Trial | None]:

@@ -13,6 +13,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from ..config import FleetConfig
+from ..config.bound import broker_destination, read_bound_password
 from ..config.machine import read_password
 from .schema import MAX_PAYLOAD
 
@@ -37,11 +38,14 @@ def table_client_id(table_id: str) -> str:
 
 def client(config: FleetConfig, client_id: str) -> mqtt.Client:
     """A client for ``config``'s broker, not yet connected; OSError when its password file
-    cannot be read, Refusal when it holds no password (``config.machine.read_password``)."""
+    cannot be read, Refusal when it holds no password (``config.machine.read_password``) or one
+    given for another broker or setting (``config.bound``: the password goes nowhere then)."""
     made = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=MQTTProtocolVersion.MQTTv5)
     if config.username is not None:
         password = config.password
-        if config.password_file:
+        if config.password_file and config.password_key:
+            password = read_bound_password(config.password_file, config.password_key, broker_destination(config.broker))
+        elif config.password_file:
             password = read_password(config.password_file)
         made.username_pw_set(config.username, password)
     if config.scheme == "mqtts":

@@ -28,7 +28,7 @@ import math
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +49,12 @@ BROKER_DONE = N_("Done: the café's broker is changed, and this table has restar
 SETTINGS_SAVED = N_("Saved: the table has restarted on the new settings; they go back by themselves if it is not healthy.")
 DISCARDED = N_("Discarded: the table has restarted on its last good settings.")
 RESTORED = N_("Restored: the table has restarted on the backup; it goes back by itself if it is not healthy.")
+ROLLED_BACK = N_("Rolled back: the table was not healthy on it and went back by itself to what it had before; "
+                  "Health says why.")
 RESULTS = {"files": SAVED, "dashboard": SAVED, "notify": SAVED, "broker": BROKER_DONE, "config": SETTINGS_SAVED, "config-discard": DISCARDED,
            "care": RESTORED}
-"""Each section's result of an owner's act that restarted the table: the only sentences a note holds."""
+"""Each section's result of an owner's act that restarted the table: the only sentences a note
+holds, with ``ROLLED_BACK`` once the change it made was rolled back."""
 
 SECTION = re.compile(r"[a-z][a-z-]{0,31}")
 HASH = re.compile(r"[0-9a-f]{64}")
@@ -116,6 +119,20 @@ class ActNotes:
         return {section: {"said": say(Phrase.of(kept["said"]), lang), "at": kept["at"]}
                 for section, kept in self._read()["results"].items()}
 
+    def rolled_back(self, began: Iterable[float]) -> None:
+        """The results whose change was rolled back (``began``: when each trial rolled back began;
+        an act is noted within ``CARRY_S`` after its trial begins) say so from now on (issue 75, 2):
+        a later change kept takes the rollback's note away, never what became of this act."""
+        began = tuple(began)
+
+        def undone(kept: dict[str, Any]) -> bool:
+            return kept["said"] != ROLLED_BACK and any(0 <= kept["at"] - since <= CARRY_S for since in began)
+
+        if any(undone(kept) for kept in self._read()["results"].values()):
+            self._change(lambda note: note | {"results": {
+                section: kept | {"said": ROLLED_BACK} if undone(kept) else kept
+                for section, kept in note["results"].items()}})
+
     def _read(self) -> dict[str, Any]:
         """The note, its results within ``RESULT_S``; an empty one when there is none or it is damaged."""
         if self.path is None:
@@ -171,7 +188,7 @@ def checked(note: object) -> dict[str, Any]:
     for section, kept in results.items():
         if not SECTION.fullmatch(section) or not isinstance(kept, dict) or set(kept) != {"said", "at"}:
             raise Damaged('a result is {"said", "at"} under the name of its section')
-        if RESULTS.get(section) != kept["said"]:
+        if kept["said"] not in (RESULTS.get(section), ROLLED_BACK):
             raise Damaged("a result is the table's sentence for its section")
         if not _time(kept["at"]):
             raise Damaged("a result's time is a number of seconds")

@@ -73,6 +73,8 @@ def of_machine(readings: Readings) -> list[Attention]:
 
 
 ALL_GOOD = Phrase.of("All good: the table and this computer are healthy.")
+GIVE_AGAIN = Phrase.of("Give it again on the staff page: a backup holds no secret, and a secret goes only where its "
+                       "owner gave it.")
 ROLLED_BACK = N_("The change of {labels} was rolled back: the last good settings are in use.")
 REFUSED = N_("The settings file was refused.")
 
@@ -149,6 +151,10 @@ class Table(Protocol):
     def machine(self) -> dict[str, Any]:
         """This computer's readings (``{"readings": host.Readings, "address": the companion's URL or None}``)."""
 
+    def left_out(self) -> list[Phrase]:
+        """What the last restore could not bring back and the owner has not given again (a secret:
+        a backup holds none), each said as what it is."""
+
 
 class FakeHealth:
     """The log and the readings of a stand-in table (tests, the screenshots): two lines of this
@@ -166,6 +172,9 @@ class FakeHealth:
 
     def machine(self) -> dict[str, Any]:
         return {"readings": Readings(None, None, None, None, None, None, None), "address": None}
+
+    def left_out(self) -> list[Phrase]:
+        return []
 
 
 class HealthSection(Section[Table], name="health", script="health.js", texts=TEXTS):
@@ -193,6 +202,7 @@ class HealthSection(Section[Table], name="health", script="health.js", texts=TEX
         if refused:  # nor over a hand-edited file the table would not start on (its why says what to do)
             attention.append({"what": translation(lang).gettext(REFUSED), "advice": refused["why"]})
         attention += said(of_machine(machine["readings"]), lang)
+        attention += said((Attention(what, GIVE_AGAIN) for what in await asyncio.to_thread(self.table.left_out)), lang)
         for section in self.page.sections:  # theirs (a security update that left the table unhealthy)
             attention += await asyncio.to_thread(section.heeded, lang)
         address = machine.get("address")
