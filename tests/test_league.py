@@ -742,6 +742,13 @@ def test_a_league_to_join_out_of_its_kind_is_refused_before_anything_is_written(
     assert not etc.exists()
 
 
+def test_a_league_ca_that_reads_as_pem_but_holds_no_certificate_is_refused_before_the_league_is_reached():
+    from pi_table.release import ReleaseError, broker
+
+    with pytest.raises(ReleaseError, match="the league's CA is a certificate in PEM"):
+        broker.reached("127.0.0.1", 1, CA)
+
+
 def test_the_bridge_carries_the_leagues_topics_alone_and_the_acl_lets_a_table_send_only_its_own_nights():
     from pi_table.release import broker
 
@@ -759,11 +766,49 @@ def test_the_bridge_carries_the_leagues_topics_alone_and_the_acl_lets_a_table_se
 
 
 @pytest.mark.broker
-@pytest.mark.parametrize("wrong", ["password", "ca", "address"])
-def test_a_league_that_does_not_take_the_bridge_is_a_trial_that_comes_back(tmp_path, wrong):
-    """The café's broker joins a league with a wrong password, another CA or a port where no league
-    listens: the bridge does not link within the wait, the helper's act says why, and the café's
-    broker is back on its files before (no bridge, its ACL the café's alone), answering its tables."""
+@pytest.mark.parametrize("wrong, why", [
+    ("ca", "the league's broker at 127.0.0.1:.* does not show a certificate of the league's CA"),
+    ("address", "the league's broker does not answer at 127.0.0.1:"),
+])
+def test_a_league_whose_ca_or_address_is_wrong_is_refused_before_the_bridge_is_written(tmp_path, wrong, why):
+    """The café's broker joins a league with another CA, or a port where no league listens: the
+    helper reaches the league as the bridge would (TLS checked with the league's CA, for its
+    address) before it writes anything, says which is wrong, and Mosquitto is neither restarted
+    nor left spinning on a bridge that cannot link."""
+    from pi_table.release import ReleaseError, broker
+
+    from helpers import MosquittoUnit
+
+    league, cafe = MosquittoUnit(tmp_path / "league"), MosquittoUnit(tmp_path / "cafe")
+    try:
+        league.broker.host_league("127.0.0.1", "spring", {"bar-roma": broker.password_hash("right")},
+                                  broker.password_hash("page"))
+        cafe.broker.set_up("127.0.0.1", {"r1": broker.password_hash("r1")})
+        before = {name: (cafe.etc / name).read_bytes() if (cafe.etc / name).exists() else None for name in broker.WRITTEN}
+        calls = cafe.calls()
+        ca = (league.etc / broker.CA_CERT).read_text() if wrong != "ca" else (cafe.etc / broker.CA_CERT).read_text()
+        port = league.port if wrong != "address" else cafe.port + 1
+        with pytest.raises(ReleaseError, match=why) as refused:
+            cafe.broker.join_league("spring", "bar-roma", "127.0.0.1", port, "right", ca)
+        assert not isinstance(refused.value, broker.RolledBack)  # refused: nothing was tried
+        assert {name: (cafe.etc / name).read_bytes() if (cafe.etc / name).exists() else None
+                for name in broker.WRITTEN} == before
+        assert cafe.calls() == calls and cafe.running()
+        assert cafe.cpu_share() < 0.1, "the café's broker spins after a join that did not link"
+    finally:
+        cafe.close()
+        league.close()
+
+
+@pytest.mark.broker
+@pytest.mark.parametrize("wrong", ["password", "ca"])
+def test_a_league_that_does_not_take_the_bridge_is_a_trial_that_comes_back(tmp_path, monkeypatch, wrong):
+    """The café's broker joins a league with a wrong password, or with another CA that the check
+    before did not see (the league's certificate changed meanwhile): the bridge does not link
+    within the wait, the helper's act says why, and the café's broker is back on its files before
+    (no bridge, its ACL the café's alone), restarted on them (never reloaded with the bridge that
+    failed: Mosquitto 2.0.11 was seen spinning a core on one), idle, answering its tables; every
+    Mosquitto the test started is gone at its end (``MosquittoUnit.close``)."""
     from pi_table.release import broker
     from pi_table.release.broker import RolledBack
 
@@ -776,17 +821,25 @@ def test_a_league_that_does_not_take_the_bridge_is_a_trial_that_comes_back(tmp_p
         cafe.broker.set_up("127.0.0.1", {"r1": broker.password_hash("r1")})
         acl = (cafe.etc / broker.ACL).read_text()
         ca = (league.etc / broker.CA_CERT).read_text() if wrong != "ca" else (cafe.etc / broker.CA_CERT).read_text()
-        port = league.port if wrong != "address" else cafe.port + 1
-        joining = broker.Broker(cafe.etc, cafe.systemctl, cafe.port, link_s=3.0)
+        if wrong == "ca":
+            monkeypatch.setattr(broker, "reached", lambda address, port, ca: None)  # the league's CA, as it was checked
+        joining, calls = broker.Broker(cafe.etc, cafe.systemctl, cafe.port, link_s=3.0), len(cafe.calls())
         with pytest.raises(RolledBack, match="the league's broker did not take the café's bridge"):
-            joining.join_league("spring", "bar-roma", "127.0.0.1", port, "wrong" if wrong == "password" else "right", ca)
+            joining.join_league("spring", "bar-roma", "127.0.0.1", league.port,
+                                "wrong" if wrong == "password" else "right", ca)
         assert not (cafe.etc / broker.BRIDGE).exists() and not (cafe.etc / broker.LEAGUE_NOTE).exists()
         assert (cafe.etc / broker.ACL).read_text() == acl and cafe.broker.league() is None
         assert cafe.broker.users() == ["r1"]  # the helper's own user, gone
         assert cafe.running()
+        # started on the bridge, the helper's password read, then started on the files before: never reloaded with
+        # the bridge that failed
+        assert [call for call in cafe.calls()[calls:] if not call.startswith("is-active")] == [
+            "restart mosquitto.service", "reload-or-restart mosquitto.service", "restart mosquitto.service"]
+        assert cafe.cpu_share() < 0.1, "the café's broker spins after a join that did not link"
         cafe.broker.join_league("spring", "bar-roma", "127.0.0.1", league.port, "right",
                                 (league.etc / broker.CA_CERT).read_text())  # then the right one links
         assert cafe.broker.league() == ("spring", "bar-roma")
+        assert cafe.cpu_share() < 0.1
     finally:
         cafe.close()
         league.close()
