@@ -25,6 +25,7 @@ from pi_table.fleet import schema
 from pi_table.fleet.league import League, LeagueRefused, Scoring, night_topic, record, team_key
 from pi_table.night.book import Book, Night
 from pi_table.night.names import NameRefused, folded
+from pi_table.night.standings import standings
 from pi_table.night.state import fold as fold_night
 
 STAFF = "staff · 1a2b3c"
@@ -145,6 +146,45 @@ def test_a_correction_replaces_the_night_and_an_older_version_changes_nothing(tm
     assert kept.night.slots()[(1, pair.table)].winner == loser
     assert league.take(night_topic("spring", cafe, host, night.id), b"")  # taken back
     assert (cafe, host, night.id) not in league.nights
+
+
+def test_the_season_is_computed_once_a_change_and_every_view_export_and_send_is_served_from_it(tmp_path,
+                                                                                              monkeypatch):
+    """Issue 76, 2: the page's views (each language), its exports, a merge's check and the season
+    sent down read the season computed for the league's version: the standings (``night.standings``,
+    the rating over every game) are computed once per change, the whole season and each café's, and
+    a night heard again as it was (a bridge's replay at its reconnect) is no change."""
+    rng = random.Random(76)
+    _, played = two_cafes(tmp_path, rng)
+    league = League("spring")
+    for cafe, host, night in played:
+        league.take(*sent(night, cafe, host))
+    computed = []
+    monkeypatch.setattr(league_, "standings", lambda *a, **k: computed.append(1) or standings(*a, **k))
+
+    def every_reader() -> None:
+        for _ in range(3):
+            for lang in ("en", "it"):
+                league.to_json(lang)
+            league.season(), league.season("bar-roma"), league.csv(), league.xlsx()
+        lines = league.season()
+        with pytest.raises(LeagueRefused):
+            league.mergeable(lines[0].key, lines[0].key)
+
+    every_reader()
+    assert len(computed) == 3  # the season overall, and each of the two cafés'
+    for cafe, host, night in played:
+        league.take(*sent(night, cafe, host))  # a bridge's replay: the same nights again
+    every_reader()
+    assert len(computed) == 3
+    first = league.to_json("en")
+    assert league.to_json("en")["season"] is first["season"]  # served, not made again
+    cafe, host, night = played[0]
+    league.take(night_topic("spring", cafe, host, night.id), b"")  # a night taken back: a change
+    every_reader()
+    assert len(computed) == 6
+    assert shown(league.season(), league) == recomputed([(c, n) for c, _, n in played[1:]], Scoring())
+    assert [line["team"] for line in league.to_json("it")["season"]] == [line.team for line in league.season()]
 
 
 def test_a_night_not_the_senders_is_refused_and_kept_apart_and_counts_for_nothing(tmp_path):
