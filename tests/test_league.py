@@ -179,6 +179,7 @@ def test_the_season_is_computed_once_a_change_and_every_view_export_and_send_is_
     assert len(computed) == 3
     first = league.to_json("en")
     assert league.to_json("en")["season"] is first["season"]  # served, not made again
+    assert league.xlsx() is league.xlsx() and league.csv() is league.csv()
     cafe, host, night = played[0]
     league.take(night_topic("spring", cafe, host, night.id), b"")  # a night taken back: a change
     every_reader()

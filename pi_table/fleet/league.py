@@ -208,7 +208,7 @@ class League:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _folding: threading.Lock = field(default_factory=threading.Lock)  # one computation of a version, however many ask
     _folded: tuple[int, dict[str | None, list[SeasonLine]]] | None = None  # the version's season, overall and a café's
-    _shown: dict[str, tuple[int, dict[str, object]]] = field(default_factory=dict)  # a language's page data, its version
+    _made: dict[str, tuple[int, Any]] = field(default_factory=dict)  # what is made of a version (page data, exports)
 
     def __post_init__(self) -> None:
         self.merged = {team_key(duplicate): team_key(into) for duplicate, into in self.merged.items()}
@@ -387,8 +387,8 @@ class League:
         """``to_json`` for the league's version, in ``lang``, but for when each café was last heard."""
         version, seasons = self._seasons()
         with self._folding:
-            if (made := self._shown.get(lang)) is not None and made[0] == version:
-                return made[1]
+            if (made := self._made.get(f"data {lang}")) is not None and made[0] == version:
+                return made[1]  # type: ignore[no-any-return]  # a language's: the page's data
             with self._lock:
                 kept, apart, heard = list(self.nights.values()), list(self.apart.values()), set(self.heard)
             nights: dict[str, list[dict[str, object]]] = {}
@@ -404,8 +404,19 @@ class League:
                            "season": [line.to_json() for line in seasons.get(name, [])]}
                           for name in sorted(set(nights) | heard | set(self.cafes))],
                 "apart": [{"cafe": a.cafe, "host": a.host, "night": a.night, "why": say(a.why, lang)} for a in apart]}
-            self._shown[lang] = (version, data)
+            self._made[f"data {lang}"] = (version, data)
             return data
+
+    def _export(self, kind: str, make: Callable[[], Any]) -> Any:
+        """The export ``kind`` of the league's version: the one made for it, else ``make()``'s, kept."""
+        version, _ = self._seasons()
+        with self._folding:
+            if (made := self._made.get(kind)) is not None and made[0] == version:
+                return made[1]
+        value = make()
+        with self._folding:
+            self._made[kind] = (version, value)
+        return value
 
     def trf(self, cafe: str, host: str, night_id: str) -> str | None:
         """The TRF of a night kept, as its host wrote it; None when no such night, or its host sent none."""
@@ -420,10 +431,16 @@ class League:
                                  for line in self.season(cafe))]
 
     def csv(self) -> str:
-        """The season's standings overall, one line a team, the leader first."""
-        return csv_text(self.rows())
+        """The season's standings overall, one line a team, the leader first (made once a change)."""
+        made: str = self._export("csv", lambda: csv_text(self.rows()))
+        return made
 
     def xlsx(self) -> bytes:
+        """The season's standings as a workbook (made once a change, ``_workbook``)."""
+        made: bytes = self._export("xlsx", self._workbook)
+        return made
+
+    def _workbook(self) -> bytes:
         """The season's standings as a workbook: a sheet overall (``season``), then one a café (its
         name as a sheet's title may be: no ``[]:*?/\\``, 31 characters, and told apart)."""
         with self._lock:
