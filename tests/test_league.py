@@ -807,6 +807,69 @@ def test_the_bridge_carries_the_leagues_topics_alone_and_the_acl_lets_a_table_se
 
 
 @pytest.mark.broker
+def test_a_cafe_offline_while_the_season_changed_is_sent_the_newest_season_alone_on_its_return(tmp_path):
+    """Issue 76, 4: the league's page sends four seasons while a café's link is cut (its bridge's
+    session, ``cleansession false``, kept at the league's broker); the link back, the café's broker
+    hears one season, the newest, not every one it missed."""
+    from pi_table import config
+    from pi_table.fleet.broker import LocalBroker
+    from pi_table.fleet.league_page import SEASON_EVERY_S, LeaguePage
+    from pi_table.release.broker import bridge_conf, league_acl, password_hash
+
+    from helpers import wait_for
+
+    folder = tmp_path
+    (folder / "league.passwd").write_text(f"bar-roma:{password_hash('roma')}\nleague:{password_hash('page')}\n")
+    (folder / "league.acl").write_text(league_acl("spring", ["bar-roma"]))
+    league = LocalBroker(folder / "league", f"allow_anonymous false\npassword_file {folder}/league.passwd\n"
+                                            f"acl_file {folder}/league.acl\n")
+    league.start()
+    link = Cut(league.port)
+    cafe = LocalBroker(folder / "cafe", bridge_conf("spring", "bar-roma", "127.0.0.1", link.port, "roma", None))
+    (folder / "page.password").write_text("page\n")
+    page = LeaguePage(config.broker(f"mqtt://league@127.0.0.1:{league.port}",
+                                    password_file=str(folder / "page.password")), League("spring"), "127.0.0.1", 0)
+    heard: list[dict] = []
+    seasons = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="a-table")
+    seasons.on_connect = lambda client, userdata, flags, reason, properties: client.subscribe(
+        "league/spring/season", qos=1)
+    seasons.on_message = lambda client, userdata, message: heard.append(json.loads(message.payload))
+    try:
+        cafe.start()
+        page.start()
+        seasons.connect("127.0.0.1", cafe.port)
+        seasons.loop_start()
+        _, played = two_cafes(tmp_path, random.Random(4))
+        nights = iter(played)
+
+        def changed() -> None:
+            """One more night at the page: a new season, which it sends within ``SEASON_EVERY_S``."""
+            cafe_, host, night = next(nights)
+            page.league.take(*sent(night, cafe_, host))
+            time.sleep(SEASON_EVERY_S * 2.5)
+
+        changed()
+        wait_for(lambda: heard and len(heard[-1]["season"]) == len(page.league.season()), "the first season at the café", 15)
+        link.cut()
+        time.sleep(2.0)  # the bridge sees its link gone
+        missed_from = len(heard)
+        for _ in range(4):
+            changed()
+        newest = [line.to_json() for line in page.league.season()]
+        link.mend()
+        wait_for(lambda: len(heard) > missed_from and heard[-1]["season"] == newest, "the newest season at the café", 30)
+        time.sleep(3.0)  # whatever else the league's broker kept for the café's session comes meanwhile
+        assert [season["season"] == newest for season in heard[missed_from:]] == [True]
+    finally:
+        seasons.disconnect()
+        seasons.loop_stop()
+        page.stop()
+        link.cut()
+        cafe.stop()
+        league.stop()
+
+
+@pytest.mark.broker
 @pytest.mark.parametrize("wrong, why", [
     ("ca", "the league's broker at 127.0.0.1:.* does not show a certificate of the league's CA"),
     ("address", "the league's broker does not answer at 127.0.0.1:"),
