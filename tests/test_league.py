@@ -1147,7 +1147,8 @@ def test_a_roster_out_of_its_kind_names_the_file_the_key_and_what_was_expected(t
 @pytest.mark.slow
 def test_the_league_bench_in_small_times_every_night_to_the_page():
     """``pi-table bench league`` with two cafés: each night closed reaches ``pi-table league``'s page
-    through its café's bridge, and the figures are the bench's."""
+    through its café's bridge, and the figures are the bench's: each café's six teams its own, the
+    page's CPU per view, and the season a café's broker holds, as the page sent it."""
     from pi_table.bench import league as bench
     from pi_table.fleet.broker import mosquitto
 
@@ -1155,9 +1156,13 @@ def test_the_league_bench_in_small_times_every_night_to_the_page():
 
     require_tools(also_missing=() if mosquitto() else ("mosquitto",))
     figures = bench.run(cafes=2, nights=2)
-    assert (figures["cafes"], figures["tables"], figures["nights"], figures["teams"]) == (2, 6, 4, 6)
+    assert (figures["cafes"], figures["tables"], figures["nights"], figures["teams"]) == (2, 6, 4, 12)
     assert 0 < figures["closed_to_page"]["p50_ms"] <= figures["closed_to_page"]["p99_ms"] < 10_000  # type: ignore[index]
     assert figures["page"]["rss_mb"] > 0  # type: ignore[index]
+    assert set(figures["view_cpu_ms"]) == {"page", "season_json", "csv"}  # type: ignore[arg-type]
+    assert all(0 <= ms < 1000 for ms in figures["view_cpu_ms"].values())  # type: ignore[union-attr]
+    season = figures["season_sent"]["bytes_a_cafe"]  # type: ignore[index]
+    assert 12 * 150 < season < 12 * 400  # the twelve teams' lines, each some 250 bytes of JSON
 
 
 @pytest.mark.broker
