@@ -148,6 +148,29 @@ def test_a_correction_replaces_the_night_and_an_older_version_changes_nothing(tm
     assert (cafe, host, night.id) not in league.nights
 
 
+def test_a_cafe_is_last_heard_when_its_own_nights_say_not_when_the_page_heard_them_again(tmp_path):
+    """Issue 76, 5: a page restarted a month on (or a bridge's replay) hears every night again; a
+    café is last heard when its newest night's newest event was, by the café's clock (a correction's
+    when it was corrected), never in the page's future."""
+    _, played = two_cafes(tmp_path, random.Random(9))
+    month_on = START + 30 * 86400
+    league = League("spring", clock=lambda: month_on)
+    for cafe, host, night in played:
+        league.take(*sent(night, cafe, host))
+
+    def newest(cafe: str) -> float:
+        return max(float(event["at"]) for c, _, night in played if c == cafe for event in night.events if "at" in event)
+
+    assert league.heard == {"bar-roma": newest("bar-roma"), "bar-milano": newest("bar-milano")}
+    assert all(line["heard"] < month_on for line in league.to_json()["cafes"])
+    cafe, host, night = played[0]
+    league.take(*sent(night, cafe, host))  # an old night again: nothing newer heard
+    assert league.heard["bar-roma"] == newest("bar-roma")
+    ahead = League("spring", clock=lambda: START)  # a café's clock ahead of the page's: heard now, not later
+    ahead.take(*sent(night, cafe, host))
+    assert ahead.heard["bar-roma"] == START
+
+
 def test_the_season_is_computed_once_a_change_and_every_view_export_and_send_is_served_from_it(tmp_path,
                                                                                               monkeypatch):
     """Issue 76, 2: the page's views (each language), its exports, a merge's check and the season

@@ -21,8 +21,8 @@ by the roster's name for a code or its own name as names are compared (``night.n
 and as the organiser merged two (``merged``, on the page). A night's TRF, as its host wrote it,
 crosses with it, for the organiser to download.
 
-The season is computed once a change (a night kept, replaced or taken back, a refusal, a merge, a
-café first heard: ``version``), overall and each café's, and every view, export and send reads
+The season is computed once a change (a night kept, replaced or taken back, a refusal, a merge:
+``version``), overall and each café's, and every view, export and send reads
 that: a page asked by every phone each minute, and a bridge's replay of every night at its
 reconnect, cost what reading it costs, whatever the season's size.
 """
@@ -203,8 +203,8 @@ class League:
     clock: Callable[[], float] = time.time
     nights: dict[Key, CafeNight] = field(default_factory=dict)
     apart: dict[Key, Apart] = field(default_factory=dict)
-    heard: dict[str, float] = field(default_factory=dict)  # a café: when a night last came from it
-    version: int = 0  # counts the changes of the season (a night, a refusal, a merge, a café first heard)
+    heard: dict[str, float] = field(default_factory=dict)  # a café: its newest night's newest event, by its clock
+    version: int = 0  # counts the changes of the season (a night, a refusal, a merge)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _folding: threading.Lock = field(default_factory=threading.Lock)  # one computation of a version, however many ask
     _folded: tuple[int, dict[str | None, list[SeasonLine]]] | None = None  # the version's season, overall and a café's
@@ -222,9 +222,6 @@ class League:
             return False
         key: Key = (parts[3], parts[5], parts[6])
         with self._lock:
-            if key[0] not in self.heard:
-                self.version += 1  # a café the page lists from now on
-            self.heard[key[0]] = self.clock()
             before = (self.nights.get(key), self.apart.get(key))
             if not payload:
                 self.nights.pop(key, None)
@@ -247,6 +244,10 @@ class League:
         if known is None or known.seq < kept.seq:
             self.nights[key] = kept
         self.apart.pop(key, None)
+        # heard when the café itself says (its night's last event, a correction's when corrected), never later than
+        # now: a page restarted, or a bridge's replay, hears old nights that say nothing of the café now
+        told = min(max((float(event["at"]) for event in kept.night.events if "at" in event), default=0.0), self.clock())
+        self.heard[key[0]] = max(self.heard.get(key[0], told), told)
 
     def _night(self, key: Key, payload: bytes | bytearray) -> CafeNight:
         """The night a café's message holds, checked against its topic and the roster, folded;
@@ -390,7 +391,7 @@ class League:
             if (made := self._made.get(f"data {lang}")) is not None and made[0] == version:
                 return made[1]  # type: ignore[no-any-return]  # a language's: the page's data
             with self._lock:
-                kept, apart, heard = list(self.nights.values()), list(self.apart.values()), set(self.heard)
+                kept, apart = list(self.nights.values()), list(self.apart.values())
             nights: dict[str, list[dict[str, object]]] = {}
             for n in sorted(kept, key=lambda n: n.night.opened):
                 nights.setdefault(n.cafe, []).append({
@@ -402,7 +403,7 @@ class League:
                 "season": [line.to_json() for line in seasons[None]],
                 "cafes": [{"cafe": name, "nights": nights.get(name, []),
                            "season": [line.to_json() for line in seasons.get(name, [])]}
-                          for name in sorted(set(nights) | heard | set(self.cafes))],
+                          for name in sorted(set(nights) | {a.cafe for a in apart} | set(self.cafes))],
                 "apart": [{"cafe": a.cafe, "host": a.host, "night": a.night, "why": say(a.why, lang)} for a in apart]}
             self._made[f"data {lang}"] = (version, data)
             return data
