@@ -42,15 +42,22 @@ def running() -> int | None:
 
 
 def stop() -> None:
+    """Mosquitto sent SIGTERM, then SIGKILL if it has not gone within 5 s, as systemd does past its
+    stop's timeout: a broker left behind would hold the port of the next start."""
     pid = running()
     if pid is None:
         return
-    os.kill(pid, signal.SIGTERM)
-    for _ in range(100):
-        if running() is None:
-            break
-        time.sleep(0.05)
-    PID.unlink(missing_ok=True)
+    for sent in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.kill(pid, sent)
+        except ProcessLookupError:  # gone meanwhile
+            pass
+        for _ in range(100):
+            if running() is None:
+                PID.unlink(missing_ok=True)
+                return
+            time.sleep(0.05)
+    print(f"{UNIT}: mosquitto {pid} outlived SIGKILL", file=sys.stderr)
 
 
 def start() -> int:
@@ -73,6 +80,8 @@ def start() -> int:
         process = subprocess.Popen([program, "-c", str(main)], stdout=subprocess.DEVNULL, stderr=errors,
                                    start_new_session=True)
     PID.write_text(str(process.pid))
+    with open(FOLDER / "started", "a") as started:  # every one it started, for a test to see each gone at its end
+        started.write(f"{process.pid}\n")
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         if process.poll() is not None:

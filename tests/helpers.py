@@ -1486,8 +1486,29 @@ class MosquittoUnit:
         path = self.folder / "mosquitto.log"
         return path.read_text(errors="replace") if path.exists() else ""
 
+    def started(self) -> list[int]:
+        """Every Mosquitto this unit started, in order (the last one runs while ``running()``)."""
+        path = self.folder / "started"
+        return [int(pid) for pid in path.read_text().split()] if path.exists() else []
+
+    def cpu_share(self, seconds: float = 2.0) -> float:
+        """The share of one core the running Mosquitto used over ``seconds`` (1.0: a core, busy)."""
+        pid = self.started()[-1]
+
+        def ticks() -> int:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return int(fields[11]) + int(fields[12])  # utime, stime
+
+        before, since = ticks(), time.monotonic()
+        time.sleep(seconds)
+        return (ticks() - before) / os.sysconf("SC_CLK_TCK") / (time.monotonic() - since)
+
     def close(self) -> None:
+        """Mosquitto stopped; AssertionError naming any it started that still runs (a test's processes end with it)."""
         subprocess.run([*self.systemctl, "stop", "mosquitto.service"], capture_output=True, check=False)
+        alive = [pid for pid in self.started() if Path(f"/proc/{pid}").exists() and Path(
+            f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"]
+        assert not alive, f"the Mosquitto of {self.folder} still runs after its stop: {alive}"
 
 
 def packed(members: list[tuple[tarfile.TarInfo, bytes]], manifest: dict | None = None, extra: bytes = b"") -> bytes:

@@ -24,6 +24,7 @@ from pi_table.fleet import schema
 from pi_table.fleet.league import League, LeagueRefused, Scoring, night_topic, record, team_key
 from pi_table.night.book import Book, Night
 from pi_table.night.names import NameRefused, folded
+from pi_table.night.standings import standings
 from pi_table.night.state import fold as fold_night
 
 from helpers import LEAGUE_START as START
@@ -111,6 +112,69 @@ def test_a_correction_replaces_the_night_and_an_older_version_changes_nothing(tm
     assert kept.night.slots()[(1, pair.table)].winner == loser
     assert league.take(night_topic("spring", cafe, host, night.id), b"")  # taken back
     assert (cafe, host, night.id) not in league.nights
+
+
+def test_a_cafe_is_last_heard_when_its_own_nights_say_not_when_the_page_heard_them_again(tmp_path):
+    """Issue 76, 5: a page restarted a month on (or a bridge's replay) hears every night again; a
+    café is last heard when its newest night's newest event was, by the café's clock (a correction's
+    when it was corrected), never in the page's future."""
+    _, played = two_cafes(tmp_path, random.Random(9))
+    month_on = START + 30 * 86400
+    league = League("spring", clock=lambda: month_on)
+    for cafe, host, night in played:
+        league.take(*sent(night, cafe, host))
+
+    def newest(cafe: str) -> float:
+        return max(float(event["at"]) for c, _, night in played if c == cafe for event in night.events if "at" in event)
+
+    assert league.heard == {"bar-roma": newest("bar-roma"), "bar-milano": newest("bar-milano")}
+    assert all(line["heard"] < month_on for line in league.to_json()["cafes"])
+    cafe, host, night = played[0]
+    league.take(*sent(night, cafe, host))  # an old night again: nothing newer heard
+    assert league.heard["bar-roma"] == newest("bar-roma")
+    ahead = League("spring", clock=lambda: START)  # a café's clock ahead of the page's: heard now, not later
+    ahead.take(*sent(night, cafe, host))
+    assert ahead.heard["bar-roma"] == START
+
+
+def test_the_season_is_computed_once_a_change_and_every_view_export_and_send_is_served_from_it(tmp_path,
+                                                                                              monkeypatch):
+    """Issue 76, 2: the page's views (each language), its exports, a merge's check and the season
+    sent down read the season computed for the league's version: the standings (``night.standings``,
+    the rating over every game) are computed once per change, the whole season and each café's, and
+    a night heard again as it was (a bridge's replay at its reconnect) is no change."""
+    rng = random.Random(76)
+    _, played = two_cafes(tmp_path, rng)
+    league = League("spring")
+    for cafe, host, night in played:
+        league.take(*sent(night, cafe, host))
+    computed = []
+    monkeypatch.setattr(league_, "standings", lambda *a, **k: computed.append(1) or standings(*a, **k))
+
+    def every_reader() -> None:
+        for _ in range(3):
+            for lang in ("en", "it"):
+                league.to_json(lang)
+            league.season(), league.season("bar-roma"), league.csv(), league.xlsx()
+        lines = league.season()
+        with pytest.raises(LeagueRefused):
+            league.mergeable(lines[0].key, lines[0].key)
+
+    every_reader()
+    assert len(computed) == 3  # the season overall, and each of the two cafés'
+    for cafe, host, night in played:
+        league.take(*sent(night, cafe, host))  # a bridge's replay: the same nights again
+    every_reader()
+    assert len(computed) == 3
+    first = league.to_json("en")
+    assert league.to_json("en")["season"] is first["season"]  # served, not made again
+    assert league.xlsx() is league.xlsx() and league.csv() is league.csv()
+    cafe, host, night = played[0]
+    league.take(night_topic("spring", cafe, host, night.id), b"")  # a night taken back: a change
+    every_reader()
+    assert len(computed) == 6
+    assert shown(league.season(), league) == recomputed([(c, n) for c, _, n in played[1:]], Scoring())
+    assert [line["team"] for line in league.to_json("it")["season"]] == [line.team for line in league.season()]
 
 
 def test_a_night_not_the_senders_is_refused_and_kept_apart_and_counts_for_nothing(tmp_path):
@@ -708,6 +772,13 @@ def test_a_league_to_join_out_of_its_kind_is_refused_before_anything_is_written(
     assert not etc.exists()
 
 
+def test_a_league_ca_that_reads_as_pem_but_holds_no_certificate_is_refused_before_the_league_is_reached():
+    from pi_table.release import ReleaseError, broker
+
+    with pytest.raises(ReleaseError, match="the league's CA is a certificate in PEM"):
+        broker.reached("127.0.0.1", 1, CA)
+
+
 def test_the_bridge_carries_the_leagues_topics_alone_and_the_acl_lets_a_table_send_only_its_own_nights():
     from pi_table.release import broker
 
@@ -725,11 +796,112 @@ def test_the_bridge_carries_the_leagues_topics_alone_and_the_acl_lets_a_table_se
 
 
 @pytest.mark.broker
-@pytest.mark.parametrize("wrong", ["password", "ca", "address"])
-def test_a_league_that_does_not_take_the_bridge_is_a_trial_that_comes_back(tmp_path, wrong):
-    """The café's broker joins a league with a wrong password, another CA or a port where no league
-    listens: the bridge does not link within the wait, the helper's act says why, and the café's
-    broker is back on its files before (no bridge, its ACL the café's alone), answering its tables."""
+def test_a_cafe_offline_while_the_season_changed_is_sent_the_newest_season_alone_on_its_return(tmp_path):
+    """Issue 76, 4: the league's page sends four seasons while a café's link is cut (its bridge's
+    session, ``cleansession false``, kept at the league's broker); the link back, the café's broker
+    hears one season, the newest, not every one it missed."""
+    from pi_table import config
+    from pi_table.fleet.broker import LocalBroker
+    from pi_table.fleet.league_page import SEASON_EVERY_S, LeaguePage
+    from pi_table.release.broker import bridge_conf, league_acl, password_hash
+
+    from helpers import wait_for
+
+    folder = tmp_path
+    (folder / "league.passwd").write_text(f"bar-roma:{password_hash('roma')}\nleague:{password_hash('page')}\n")
+    (folder / "league.acl").write_text(league_acl("spring", ["bar-roma"]))
+    league = LocalBroker(folder / "league", f"allow_anonymous false\npassword_file {folder}/league.passwd\n"
+                                            f"acl_file {folder}/league.acl\n")
+    league.start()
+    link = Cut(league.port)
+    cafe = LocalBroker(folder / "cafe", bridge_conf("spring", "bar-roma", "127.0.0.1", link.port, "roma", None))
+    (folder / "page.password").write_text("page\n")
+    page = LeaguePage(config.broker(f"mqtt://league@127.0.0.1:{league.port}",
+                                    password_file=str(folder / "page.password")), League("spring"), "127.0.0.1", 0)
+    heard: list[dict] = []
+    seasons = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="a-table")
+    seasons.on_connect = lambda client, userdata, flags, reason, properties: client.subscribe(
+        "league/spring/season", qos=1)
+    seasons.on_message = lambda client, userdata, message: heard.append(json.loads(message.payload))
+    try:
+        cafe.start()
+        page.start()
+        seasons.connect("127.0.0.1", cafe.port)
+        seasons.loop_start()
+        _, played = two_cafes(tmp_path, random.Random(4))
+        nights = iter(played)
+
+        def changed() -> None:
+            """One more night at the page: a new season, which it sends within ``SEASON_EVERY_S``."""
+            cafe_, host, night = next(nights)
+            page.league.take(*sent(night, cafe_, host))
+            time.sleep(SEASON_EVERY_S * 2.5)
+
+        changed()
+        wait_for(lambda: heard and len(heard[-1]["season"]) == len(page.league.season()), "the first season at the café", 15)
+        link.cut()
+        time.sleep(2.0)  # the bridge sees its link gone
+        missed_from = len(heard)
+        for _ in range(4):
+            changed()
+        newest = [line.to_json() for line in page.league.season()]
+        link.mend()
+        wait_for(lambda: len(heard) > missed_from and heard[-1]["season"] == newest, "the newest season at the café", 30)
+        time.sleep(3.0)  # whatever else the league's broker kept for the café's session comes meanwhile
+        assert [season["season"] == newest for season in heard[missed_from:]] == [True]
+    finally:
+        seasons.disconnect()
+        seasons.loop_stop()
+        page.stop()
+        link.cut()
+        cafe.stop()
+        league.stop()
+
+
+@pytest.mark.broker
+@pytest.mark.parametrize("wrong, why", [
+    ("ca", "the league's broker at 127.0.0.1:.* does not show a certificate of the league's CA"),
+    ("address", "the league's broker does not answer at 127.0.0.1:"),
+])
+def test_a_league_whose_ca_or_address_is_wrong_is_refused_before_the_bridge_is_written(tmp_path, wrong, why):
+    """The café's broker joins a league with another CA, or a port where no league listens: the
+    helper reaches the league as the bridge would (TLS checked with the league's CA, for its
+    address) before it writes anything, says which is wrong, and Mosquitto is neither restarted
+    nor left spinning on a bridge that cannot link."""
+    from pi_table.release import ReleaseError, broker
+
+    from helpers import MosquittoUnit
+
+    league, cafe = MosquittoUnit(tmp_path / "league"), MosquittoUnit(tmp_path / "cafe")
+    try:
+        league.broker.host_league("127.0.0.1", "spring", {"bar-roma": broker.password_hash("right")},
+                                  broker.password_hash("page"))
+        cafe.broker.set_up("127.0.0.1", {"r1": broker.password_hash("r1")})
+        before = {name: (cafe.etc / name).read_bytes() if (cafe.etc / name).exists() else None for name in broker.WRITTEN}
+        calls = cafe.calls()
+        ca = (league.etc / broker.CA_CERT).read_text() if wrong != "ca" else (cafe.etc / broker.CA_CERT).read_text()
+        port = league.port if wrong != "address" else cafe.port + 1
+        with pytest.raises(ReleaseError, match=why) as refused:
+            cafe.broker.join_league("spring", "bar-roma", "127.0.0.1", port, "right", ca)
+        assert not isinstance(refused.value, broker.RolledBack)  # refused: nothing was tried
+        assert {name: (cafe.etc / name).read_bytes() if (cafe.etc / name).exists() else None
+                for name in broker.WRITTEN} == before
+        assert cafe.calls() == calls and cafe.running()
+        assert cafe.cpu_share() < 0.1, "the café's broker spins after a join that did not link"
+    finally:
+        cafe.close()
+        league.close()
+
+
+@pytest.mark.broker
+@pytest.mark.parametrize("wrong", ["password", "ca"])
+def test_a_league_that_does_not_take_the_bridge_is_a_trial_that_comes_back(tmp_path, monkeypatch, wrong):
+    """The café's broker joins a league with a wrong password, or with another CA that the check
+    before did not see (the league's certificate changed meanwhile): the bridge does not link
+    within the wait, the helper's act says why, and the café's broker is back on its files before
+    (no bridge, its ACL the café's alone), restarted on them (never reloaded with the bridge that
+    failed: Mosquitto 2.0.11 was seen spinning a core on one), idle, answering its tables; every
+    Mosquitto the test started is gone at its end (``MosquittoUnit.close``)."""
     from pi_table.release import broker
     from pi_table.release.broker import RolledBack
 
@@ -742,17 +914,25 @@ def test_a_league_that_does_not_take_the_bridge_is_a_trial_that_comes_back(tmp_p
         cafe.broker.set_up("127.0.0.1", {"r1": broker.password_hash("r1")})
         acl = (cafe.etc / broker.ACL).read_text()
         ca = (league.etc / broker.CA_CERT).read_text() if wrong != "ca" else (cafe.etc / broker.CA_CERT).read_text()
-        port = league.port if wrong != "address" else cafe.port + 1
-        joining = broker.Broker(cafe.etc, cafe.systemctl, cafe.port, link_s=3.0)
+        if wrong == "ca":
+            monkeypatch.setattr(broker, "reached", lambda address, port, ca: None)  # the league's CA, as it was checked
+        joining, calls = broker.Broker(cafe.etc, cafe.systemctl, cafe.port, link_s=3.0), len(cafe.calls())
         with pytest.raises(RolledBack, match="the league's broker did not take the café's bridge"):
-            joining.join_league("spring", "bar-roma", "127.0.0.1", port, "wrong" if wrong == "password" else "right", ca)
+            joining.join_league("spring", "bar-roma", "127.0.0.1", league.port,
+                                "wrong" if wrong == "password" else "right", ca)
         assert not (cafe.etc / broker.BRIDGE).exists() and not (cafe.etc / broker.LEAGUE_NOTE).exists()
         assert (cafe.etc / broker.ACL).read_text() == acl and cafe.broker.league() is None
         assert cafe.broker.users() == ["r1"]  # the helper's own user, gone
         assert cafe.running()
+        # started on the bridge, the helper's password read, then started on the files before: never reloaded with
+        # the bridge that failed
+        assert [call for call in cafe.calls()[calls:] if not call.startswith("is-active")] == [
+            "restart mosquitto.service", "reload-or-restart mosquitto.service", "restart mosquitto.service"]
+        assert cafe.cpu_share() < 0.1, "the café's broker spins after a join that did not link"
         cafe.broker.join_league("spring", "bar-roma", "127.0.0.1", league.port, "right",
                                 (league.etc / broker.CA_CERT).read_text())  # then the right one links
         assert cafe.broker.league() == ("spring", "bar-roma")
+        assert cafe.cpu_share() < 0.1
     finally:
         cafe.close()
         league.close()
@@ -956,7 +1136,8 @@ def test_a_roster_out_of_its_kind_names_the_file_the_key_and_what_was_expected(t
 @pytest.mark.slow
 def test_the_league_bench_in_small_times_every_night_to_the_page():
     """``pi-table bench league`` with two cafés: each night closed reaches ``pi-table league``'s page
-    through its café's bridge, and the figures are the bench's."""
+    through its café's bridge, and the figures are the bench's: each café's six teams its own, the
+    page's CPU per view, and the season a café's broker holds, as the page sent it."""
     from pi_table.bench import league as bench
     from pi_table.fleet.broker import mosquitto
 
@@ -964,9 +1145,13 @@ def test_the_league_bench_in_small_times_every_night_to_the_page():
 
     require_tools(also_missing=() if mosquitto() else ("mosquitto",))
     figures = bench.run(cafes=2, nights=2)
-    assert (figures["cafes"], figures["tables"], figures["nights"], figures["teams"]) == (2, 6, 4, 6)
+    assert (figures["cafes"], figures["tables"], figures["nights"], figures["teams"]) == (2, 6, 4, 12)
     assert 0 < figures["closed_to_page"]["p50_ms"] <= figures["closed_to_page"]["p99_ms"] < 10_000  # type: ignore[index]
     assert figures["page"]["rss_mb"] > 0  # type: ignore[index]
+    assert set(figures["view_cpu_ms"]) == {"page", "season_json", "csv"}  # type: ignore[arg-type]
+    assert all(0 <= ms < 1000 for ms in figures["view_cpu_ms"].values())  # type: ignore[union-attr]
+    season = figures["season_sent"]["bytes_a_cafe"]  # type: ignore[index]
+    assert 12 * 150 < season < 12 * 400  # the twelve teams' lines, each some 250 bytes of JSON
 
 
 @pytest.mark.broker

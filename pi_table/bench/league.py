@@ -6,9 +6,12 @@ book and recorder) on the café's broker, whose bridge is the one a café's join
 (``release.broker.bridge_conf``: the league's topics alone, QoS 1, ``cleansession false``) and whose
 login at the league's broker is checked by the league's own ACL (``release.broker.league_acl``).
 Nights are closed one after another, round the cafés, each of three rounds at its three tables.
-Figures: a night closed at its host → the league's page showing it (its ``/season.json``, asked every
-20 ms), p50 and p99; the page's memory (its resident set at the end) and CPU over the run (100 % is
-one core; the answers to those asks included).
+Each café has six teams of its own (a league of 200 cafés has 1,200 teams). Figures: a night closed
+at its host → the league's page showing it (its ``/season.json``, asked every 20 ms), p50 and p99;
+the page's memory (its resident set at the end) and CPU over the run (100 % is one core; the answers
+to those asks included); at the end, the page's CPU per view (its page, ``/season.json`` and the
+CSV, each asked ``VIEWS`` times) and the bytes of the season a café's broker holds (what each café's
+tables are sent).
 The links are plain MQTT on loopback: TLS is left out, as it costs the same with or without a league.
 Needs Debian's mosquitto; it binds loopback ports only.
 """
@@ -20,6 +23,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from collections.abc import Callable, Mapping
@@ -28,9 +32,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import paho.mqtt.client as mqtt
+
 from .. import config
 from ..engine.endings import Termination
 from ..fleet.broker import LocalBroker, free_port
+from ..fleet.league import season_topic
 from ..fleet.reporter import Reporter
 from ..night.book import Book
 from ..night.games import Game
@@ -43,7 +50,8 @@ from .fleet import cpu_s
 LEAGUE = "bench"
 TABLES = 3  # a café's, the host's first
 TEAMS = ("Owls", "Zebras", "Foxes", "Moles", "Quiz Club", "Lynx", "Herons")
-MAX_CAFES = 100
+MAX_CAFES = 200
+VIEWS = 20  # each of the page's answers asked at the end, for its CPU per view
 MIXED = (("codenames", False), ("codenames", False), ("alias24", True))  # a night's games; Alias 24's armed nuke
 # loses it for both teams
 SEEN_S = 60.0
@@ -111,11 +119,14 @@ def run(cafes: int = 20, nights: int = 3, seed: int = 64) -> dict[str, object]:
             cpu = cpu_s(page.pid)
             began = time.monotonic()
             latencies = []
+            opened: dict[str, int] = {}  # a café: the second its last night opened
             for _ in range(nights):
-                for name, book in zip(names, books, strict=True):
+                for index, (name, book) in enumerate(zip(names, books, strict=True)):
                     tables = [f"{name}-t{n}" for n in range(1, TABLES + 1)]
-                    time.sleep(1.0 - time.time() % 1.0)  # a night's id is its second: one a second at each café
-                    night = play_night(book, tables, list(TEAMS[:2 * TABLES]), 3, rng)
+                    if int(time.time()) == opened.get(name):
+                        time.sleep(1.0 - time.time() % 1.0)  # a night's id is its second: one a second at each café
+                    opened[name] = int(time.time())
+                    night = play_night(book, tables, [f"{team} {index}" for team in TEAMS[:2 * TABLES]], 3, rng)
                     closed_at = time.monotonic()  # its close written and handed to the reporter
                     _wait(partial(_shows, port, name, night.id), f"the night {night.id} of {name} on the league's page")
                     latencies.append(time.monotonic() - closed_at)
@@ -123,6 +134,8 @@ def run(cafes: int = 20, nights: int = 3, seed: int = 64) -> dict[str, object]:
             cpu = cpu_s(page.pid) - cpu
             memory = rss_mb(page.pid)
             season = _season(port)
+            views = {path: _view_ms(port, path, page.pid) for path in ("/", "/season.json", "/season.csv")}
+            sent = _sent_down(brokers[-1].port)
         finally:
             for reporter in reporters:
                 reporter.stop()
@@ -137,7 +150,41 @@ def run(cafes: int = 20, nights: int = 3, seed: int = 64) -> dict[str, object]:
         raise BenchFailed("the league's page did not answer at the end")
     return {"cafes": cafes, "tables": cafes * TABLES, "nights": len(latencies), "teams": len(season["season"]),
             "closed_to_page": {**percentiles(latencies, 1), "max_ms": round(max(latencies) * 1e3, 1)},
-            "page": {"rss_mb": round(memory, 1), "cpu_pct": round(100 * cpu / elapsed, 1)}}
+            "page": {"rss_mb": round(memory, 1), "cpu_pct": round(100 * cpu / elapsed, 1)},
+            "view_cpu_ms": {"page": views["/"], "season_json": views["/season.json"], "csv": views["/season.csv"]},
+            "season_sent": {"bytes_a_cafe": sent}}
+
+
+def _view_ms(port: int, path: str, pid: int) -> float:
+    """The page's CPU, in ms, per answer of ``path`` (asked ``VIEWS`` times, one after another)."""
+    before = cpu_s(pid)
+    for _ in range(VIEWS):
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as answer:
+            answer.read()
+    return round((cpu_s(pid) - before) * 1e3 / VIEWS, 1)
+
+
+def _sent_down(port: int) -> int:
+    """The bytes of the season a café's broker (on ``port``) holds, retained: what its tables are sent."""
+    heard: list[bytes | bytearray] = []
+    done = threading.Event()
+
+    def message(client: mqtt.Client, userdata: object, got: mqtt.MQTTMessage) -> None:
+        heard.append(got.payload)
+        done.set()
+
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"bench-season-{port}")
+    client.on_message = message
+    client.on_connect = lambda c, u, f, r, p: c.subscribe(season_topic(LEAGUE), qos=1)
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    try:
+        if not done.wait(SEEN_S):
+            raise BenchFailed("no season at a café's broker")
+    finally:
+        client.disconnect()
+        client.loop_stop()
+    return len(heard[-1])
 
 
 def _season(port: int) -> dict[str, Any] | None:

@@ -20,6 +20,11 @@ team is the same team across nights and cafés by its league code, which the ros
 by the roster's name for a code or its own name as names are compared (``night.names.folded``);
 and as the organiser merged two (``merged``, on the page). A night's TRF, as its host wrote it,
 crosses with it, for the organiser to download.
+
+The season is computed once a change (a night kept, replaced or taken back, a refusal, a merge:
+``version``), overall and each café's, and every view, export and send reads
+that: a page asked by every phone each minute, and a bridge's replay of every night at its
+reconnect, cost what reading it costs, whatever the season's size.
 """
 
 from __future__ import annotations
@@ -218,9 +223,12 @@ class League:
     clock: Callable[[], float] = time.time
     nights: dict[Key, CafeNight] = field(default_factory=dict)
     apart: dict[Key, Apart] = field(default_factory=dict)
-    heard: dict[str, float] = field(default_factory=dict)  # a café: when a night last came from it
-    version: int = 0  # counts the changes, so a page knows when to look again
+    heard: dict[str, float] = field(default_factory=dict)  # a café: its newest night's newest event, by its clock
+    version: int = 0  # counts the changes of the season (a night, a refusal, a merge)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _folding: threading.Lock = field(default_factory=threading.Lock)  # one computation of a version, however many ask
+    _folded: tuple[int, dict[str | None, list[SeasonLine]]] | None = None  # the version's season, overall and a café's
+    _made: dict[str, tuple[int, Any]] = field(default_factory=dict)  # what is made of a version (page data, exports)
 
     def __post_init__(self) -> None:
         self.merged = {team_key(duplicate): team_key(into) for duplicate, into in self.merged.items()}
@@ -234,22 +242,32 @@ class League:
             return False
         key: Key = (parts[3], parts[5], parts[6])
         with self._lock:
-            self.heard[key[0]] = self.clock()
-            self.version += 1
+            before = (self.nights.get(key), self.apart.get(key))
             if not payload:
                 self.nights.pop(key, None)
                 self.apart.pop(key, None)
-                return True
-            try:
-                kept = self._night(key, payload)
-            except schema.Refused as refused:
-                self.apart[key] = Apart(*key, worded(refused))
-                return True
-            known = self.nights.get(key)
-            if known is None or known.seq < kept.seq:  # a correction replaces it; an older version changes nothing
-                self.nights[key] = kept
-            self.apart.pop(key, None)
+            else:
+                self._kept(key, payload)
+            if self.nights.get(key) is not before[0] or self.apart.get(key) != before[1]:
+                self.version += 1  # a night heard again as it was (a bridge's replay) changes nothing to compute
             return True
+
+    def _kept(self, key: Key, payload: bytes | bytearray) -> None:
+        """A night's message kept: the night (a correction replaces it; an older version changes
+        nothing), or its refusal apart. Under the lock."""
+        try:
+            kept = self._night(key, payload)
+        except schema.Refused as refused:
+            self.apart[key] = Apart(*key, worded(refused))
+            return
+        known = self.nights.get(key)
+        if known is None or known.seq < kept.seq:
+            self.nights[key] = kept
+        self.apart.pop(key, None)
+        # heard when the café itself says (its night's last event, a correction's when corrected), never later than
+        # now: a page restarted, or a bridge's replay, hears old nights that say nothing of the café now
+        told = min(max((float(event["at"]) for event in kept.night.events if "at" in event), default=0.0), self.clock())
+        self.heard[key[0]] = max(self.heard.get(key[0], told), told)
 
     def _night(self, key: Key, payload: bytes | bytearray) -> CafeNight:
         """The night a café's message holds, checked against its topic and the roster, folded;
@@ -316,10 +334,29 @@ class League:
             self.version += 1
 
     def season(self, cafe: str | None = None) -> list[SeasonLine]:
-        """The season's standings, over every café's nights or ``cafe``'s alone, the leader first."""
-        with self._lock:
-            kept = sorted((n for n in self.nights.values() if cafe is None or n.cafe == cafe),
-                          key=lambda n: (n.night.opened, n.cafe, n.host, n.night.id))
+        """The season's standings, over every café's nights or ``cafe``'s alone, the leader first:
+        computed once a change (``version``), then served as it is to every view, export and send."""
+        return self._seasons()[1].get(cafe, [])
+
+    def _seasons(self) -> tuple[int, dict[str | None, list[SeasonLine]]]:
+        """The season of the league's version, overall (None) and each café's: the one computed for
+        it, else computed now, once, whoever else asks meanwhile."""
+        with self._folding:
+            with self._lock:
+                version, kept = self.version, list(self.nights.values())
+            if self._folded is not None and self._folded[0] == version:
+                return self._folded
+            kept.sort(key=lambda n: (n.night.opened, n.cafe, n.host, n.night.id))
+            by_cafe: dict[str, list[CafeNight]] = {}
+            for held in kept:
+                by_cafe.setdefault(held.cafe, []).append(held)
+            folded: dict[str | None, list[SeasonLine]] = {cafe: self._fold(nights) for cafe, nights in by_cafe.items()}
+            folded[None] = self._fold(kept)
+            self._folded = (version, folded)
+            return self._folded
+
+    def _fold(self, kept: list[CafeNight]) -> list[SeasonLine]:
+        """The standings of ``kept`` (nights in the order they opened), the leader first."""
         scored: dict[str, list[float]] = {}
         names: dict[str, str] = dict(self.teams)  # a code's name: the roster's
         coded = set(self.teams)  # the keys that are codes: the roster's, and those the nights' teams gave
@@ -359,20 +396,48 @@ class League:
 
     def to_json(self, lang: str = "en") -> dict[str, object]:
         """The league page's data: the season overall and per café, each café's nights and when it
-        was last heard, and the nights kept apart, with why (in ``lang``)."""
+        was last heard, and the nights kept apart, with why (in ``lang``): made once a change and a
+        language, when each café was last heard put in at each call."""
         with self._lock:
-            kept, apart, heard = list(self.nights.values()), list(self.apart.values()), dict(self.heard)
-        by_cafe = sorted({n.cafe for n in kept} | set(heard) | set(self.cafes))
-        return {"league": self.name, "scoring": {"points": self.scoring.points, "scale": list(self.scoring.scale),
-                                                 "best": self.scoring.best},
-                "season": [line.to_json() for line in self.season()],
-                "cafes": [{"cafe": name, "heard": heard.get(name),
-                           "nights": [{"night": n.night.id, "name": n.night.name, "host": n.host,
-                                       "closed": n.night.closed, "seq": n.seq, "games": len(n.night.played),
-                                       "trf": n.trf is not None}
-                                      for n in sorted(kept, key=lambda n: n.night.opened) if n.cafe == name],
-                           "season": [line.to_json() for line in self.season(name)]} for name in by_cafe],
+            heard = dict(self.heard)
+        shown = self._data(lang)
+        return {**shown, "cafes": [{**cafe, "heard": heard.get(str(cafe["cafe"]))}
+                                   for cafe in shown["cafes"]]}  # type: ignore[attr-defined]  # _data's: a list of objects
+
+    def _data(self, lang: str) -> dict[str, object]:
+        """``to_json`` for the league's version, in ``lang``, but for when each café was last heard."""
+        version, seasons = self._seasons()
+        with self._folding:
+            if (made := self._made.get(f"data {lang}")) is not None and made[0] == version:
+                return made[1]  # type: ignore[no-any-return]  # a language's: the page's data
+            with self._lock:
+                kept, apart = list(self.nights.values()), list(self.apart.values())
+            nights: dict[str, list[dict[str, object]]] = {}
+            for n in sorted(kept, key=lambda n: n.night.opened):
+                nights.setdefault(n.cafe, []).append({
+                    "night": n.night.id, "name": n.night.name, "host": n.host, "closed": n.night.closed, "seq": n.seq,
+                    "games": len(n.night.played), "trf": n.trf is not None})
+            data: dict[str, object] = {
+                "league": self.name,
+                "scoring": {"points": self.scoring.points, "scale": list(self.scoring.scale), "best": self.scoring.best},
+                "season": [line.to_json() for line in seasons[None]],
+                "cafes": [{"cafe": name, "nights": nights.get(name, []),
+                           "season": [line.to_json() for line in seasons.get(name, [])]}
+                          for name in sorted(set(nights) | {a.cafe for a in apart} | set(self.cafes))],
                 "apart": [{"cafe": a.cafe, "host": a.host, "night": a.night, "why": say(a.why, lang)} for a in apart]}
+            self._made[f"data {lang}"] = (version, data)
+            return data
+
+    def _export(self, kind: str, make: Callable[[], Any]) -> Any:
+        """The export ``kind`` of the league's version: the one made for it, else ``make()``'s, kept."""
+        version, _ = self._seasons()
+        with self._folding:
+            if (made := self._made.get(kind)) is not None and made[0] == version:
+                return made[1]
+        value = make()
+        with self._folding:
+            self._made[kind] = (version, value)
+        return value
 
     def trf(self, cafe: str, host: str, night_id: str) -> str | None:
         """The TRF of a night kept, as its host wrote it; None when no such night, or its host sent none."""
@@ -387,10 +452,16 @@ class League:
                                  for line in self.season(cafe))]
 
     def csv(self) -> str:
-        """The season's standings overall, one line a team, the leader first."""
-        return csv_text(self.rows())
+        """The season's standings overall, one line a team, the leader first (made once a change)."""
+        made: str = self._export("csv", lambda: csv_text(self.rows()))
+        return made
 
     def xlsx(self) -> bytes:
+        """The season's standings as a workbook (made once a change, ``_workbook``)."""
+        made: bytes = self._export("xlsx", self._workbook)
+        return made
+
+    def _workbook(self) -> bytes:
         """The season's standings as a workbook: a sheet overall (``season``), then one a café (its
         name as a sheet's title may be: no ``[]:*?/\\``, 31 characters, and told apart)."""
         with self._lock:

@@ -234,13 +234,16 @@ class LeaguePage(ServerThread):
             log.exception("the league's page failed on a message of %s", message.topic)
 
     def _send_seasons(self) -> None:
-        """The season, retained, each time the nights changed (at most every ``SEASON_EVERY_S``)."""
+        """The season, retained, each time the nights changed (at most every ``SEASON_EVERY_S``); at
+        QoS 0, which the league's broker queues for no café's bridge while it is away (its session
+        kept, ``cleansession false``, would hold every season at QoS 1): back, the bridge subscribes
+        again and is handed the retained season alone, the newest."""
         while not self._stopping.wait(SEASON_EVERY_S):
             version = self.league.version
             if version != self._sent_version and self.connected.is_set():
                 season = json.dumps({"league": self.league.name, "at": time.time(),
                                      "season": [line.to_json() for line in self.league.season()]})
-                self.client.publish(season_topic(self.league.name), season, qos=1, retain=True)
+                self.client.publish(season_topic(self.league.name), season, qos=0, retain=True)
                 self._sent_version = version
 
     def start(self) -> None:

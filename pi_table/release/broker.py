@@ -90,6 +90,7 @@ DAYS = 3650  # trusted by hand once: ten years, not a renewal to forget
 OPENSSL_S = 60.0
 CALL_S = 60.0
 ANSWER_S = 15.0  # Mosquitto answering over TLS after its restart
+REACH_S = 10.0  # the league's broker answering over TLS, checked before its bridge is written
 LEFT = ("status", "online", "events", "night", "plan")  # what the ACL lets a table write: what it may leave retained
 
 
@@ -326,6 +327,7 @@ class Broker:
         if (hosted := self.hosting()) is not None:
             raise ReleaseError(N_("this broker hosts the league {league}: its café is in it with no bridge, and "
                                   "joins no other"), league=repr(hosted[0]))
+        reached(address, port, ca)  # a bridge that cannot link is never written: Mosquitto would retry it for ever
         before = self._kept()
         try:
             self._write(LEAGUE_CA, ca, 0o644)
@@ -344,15 +346,15 @@ class Broker:
         ``CHECKER`` under a password made for this once, as ``_clear`` writes); ReleaseError
         saying why not: the league unreachable, the café's password or the league's CA wrong."""
         password = new_password()
-        try:
-            self._passwords({CHECKER: password_hash(password)})
-            self._systemctl("reload-or-restart", UNIT)
-            if read_state(self.port, self.etc / CA_CERT, CHECKER, password, STATE, self.link_s) != b"1":
-                raise ReleaseError(N_("the league's broker did not take the café's bridge within {seconds} s: check its "
-                                      "address, the café's name and password and the league's CA"),
-                                   seconds=round(self.link_s))
-        finally:
-            self._without(CHECKER)
+        self._passwords({CHECKER: password_hash(password)})
+        self._systemctl("reload-or-restart", UNIT)
+        if read_state(self.port, self.etc / CA_CERT, CHECKER, password, STATE, self.link_s) != b"1":
+            # the files before come back with a restart (``_put_back``): a reload here, on the bridge that failed,
+            # left Debian's Mosquitto 2.0.11 spinning a core
+            raise ReleaseError(N_("the league's broker did not take the café's bridge within {seconds} s: check its "
+                                  "address, the café's name and password and the league's CA"),
+                               seconds=round(self.link_s))
+        self._without(CHECKER)
 
     def leave_league(self) -> None:
         """The bridge to the league taken down: its files gone, the ACL the café's alone, Mosquitto restarted."""
@@ -594,6 +596,28 @@ def check_league(request: dict[str, Any]) -> None:
     league_password(request["password"])
     if not isinstance(ca, str) or not ca.lstrip().startswith("-----BEGIN CERTIFICATE-----") or len(ca) > CA_MOST:
         raise ReleaseError(N_("the league's CA is a certificate in PEM (-----BEGIN CERTIFICATE-----)"))
+
+
+def reached(address: str, port: int, ca: str) -> None:
+    """The league's broker answering at ``address``:``port`` over TLS with a certificate of the
+    league's CA (``ca``, its PEM) for ``address``, as the bridge checks it; ReleaseError saying
+    which is wrong: the address (nothing answers there) or the CA (another certificate)."""
+    try:
+        context = ssl.create_default_context(cadata=ca)
+    except (ssl.SSLError, ValueError):
+        raise ReleaseError(N_("the league's CA is a certificate in PEM (-----BEGIN CERTIFICATE-----)")) from None
+    try:
+        with socket.create_connection((address, port), timeout=REACH_S) as raw, \
+                context.wrap_socket(raw, server_hostname=address):
+            return
+    except ssl.SSLCertVerificationError as e:
+        raise ReleaseError(N_("the league's broker at {address}:{port} does not show a certificate of the league's CA "
+                              "for that address ({error}): check the CA and the address its organiser gave"),
+                           address=address, port=port, error=(e.verify_message or str(e))[:200]) from None
+    except (OSError, ssl.SSLError) as e:
+        raise ReleaseError(N_("the league's broker does not answer at {address}:{port} ({error}): check the address and "
+                              "port its organiser gave"), address=address, port=port,
+                           error=(getattr(e, "strerror", None) or str(e) or type(e).__name__)[:200]) from None
 
 
 def league_password(password: object) -> str:
