@@ -68,7 +68,8 @@ def test_the_league_pages_numbers_and_dates_are_marked_for_intl_with_its_time_zo
         assert f'<data value="{rating}" data-digits="2">' in html
     assert not re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d", html)  # no ISO date written by the server
     heard = [cafe for cafe in league.to_json("it")["cafes"] if cafe["heard"] is not None]
-    assert len(re.findall(r"<time datetime=\"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\">", html)) == len(heard) == 3
+    # the two cafés of the league; the stranger's refused night says nothing trusted of when it was heard (issue 76.5)
+    assert len(re.findall(r"<time datetime=\"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\">", html)) == len(heard) == 2
     zone = re.search(r'data-zone="([^"]+)"', html).group(1)
     assert html.count(zone) == 2  # where the dates are written in, and said once to the reader
     assert "Gli orari sono nel fuso orario" in html

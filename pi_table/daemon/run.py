@@ -396,12 +396,13 @@ def _night(config: Config) -> Recorder | None:
 def _rolled_back_acts(config: Config) -> None:
     """The owner's acts whose change the settings' or the restore's last rollback undid, marked so
     in their results (``web.acts.ActNotes.rolled_back``): each note says when its trial began."""
-    from ..web.acts import ActNotes
-
     notes = (None if config.source is None else trial.rolled_back(config.source),
              trial.rolled_back(trial.restore_notes(config.paths.journal_dir)))
-    ActNotes(config.paths.journal_dir).rolled_back(
-        note["since"] for note in notes if note is not None and isinstance(note.get("since"), int | float))
+    since = [note["since"] for note in notes if note is not None and isinstance(note.get("since"), int | float)]
+    if since:  # the pages' rooms only after a rollback: a start loads no web code before READY (test_startup)
+        from ..web.acts import ActNotes
+
+        ActNotes(config.paths.journal_dir).rolled_back(since)
 
 
 def starting(path: Path, told: Callable[[ConfigError], None] = lambda error: None) -> tuple[Config, Trial | None]:
