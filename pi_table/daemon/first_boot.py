@@ -249,7 +249,7 @@ class FirstBoot:
             problems = self._restore(form.restore)
         else:  # not proven where it was reached: the set-up may change networks
             problems = daemon.restarts.change({"fleet.table_id": form.name, "game.language": form.language},
-                                              proven=False)
+                                              proven=False, by="set-up")
         if problems:
             return problems, []
         if form.restore is None:

@@ -346,9 +346,10 @@ class Daemon:
         self.loop.stop_soon()
 
     def close(self) -> None:
+        asked = self._stopping  # a stop asked for (a Restart, a signal), not a crash of the loop
         self._stopping = True  # the companion, if it is still opening, gives up waiting for the loop
         self.checkup.stop()  # the game's outputs come back to it as the loop closes
-        self.restarts.close()
+        self.restarts.close(asked)
         if self.first_boot is not None:
             self.first_boot.stop()
         if self.nightly is not None:

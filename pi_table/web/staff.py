@@ -66,7 +66,7 @@ from .auth import (
     keep_secret,
 )
 from .document import KIT_SCRIPT, document
-from .roles import STAFF, Checked, Open, Owner, Role, Route, owner, owners_keys, role, staff, unnamed
+from .roles import OWNER, STAFF, Checked, Open, Owner, Role, Route, owner, owners_keys, role, staff, unnamed
 from .texts import page_texts
 
 log = logging.getLogger("pi_table.web.staff")
@@ -121,9 +121,9 @@ class Settings(Protocol):
         """Replace the settings file the table refused at its start with its last good one; False
         when none is refused."""
 
-    def change_settings(self, changes: dict[str, object], reached: str | None) -> list[Phrase]:
+    def change_settings(self, changes: dict[str, object], reached: str | None, by: str) -> list[Phrase]:
         """Check the file with ``changes`` as ``check-config`` does and, if it passes, write it
-        (atomically) as a trial: the table keeps it only if it is healthy after the restart that
+        (atomically) as a trial of ``by`` (``staff`` or ``owner``, the role the session acts in): the table keeps it only if it is healthy after the restart that
         applies it (``restart``), the page answering on ``reached`` (``reached_on``) too, and puts
         the last good file back by itself if not. The checker's problems, or [] when written."""
 
@@ -829,7 +829,8 @@ class StaffPage:
         if live:
             problems = await asyncio.to_thread(self.desk.change_at_hand, key, value)
         else:
-            problems = await asyncio.to_thread(self.desk.change_settings, changes, reached_on(request))
+            by = (OWNER if self.owner.left_s(session) else STAFF).value  # who made it: its trial's note keeps it
+            problems = await asyncio.to_thread(self.desk.change_settings, changes, reached_on(request), by)
         if problems:
             found = [refusal(problem, changes, options, lang) for problem in problems]
             return web.json_response({"ok": False, "error": "\n".join(each["error"] for each in found),
