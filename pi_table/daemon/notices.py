@@ -91,6 +91,10 @@ DISK_FULL = Kind.of("disk", N_("The SD card is nearly full: {percent}% used, {fr
 NIGHT_CLOSED = Kind.of("night", N_("The game night {name} closed. At the top of the standings: {winners}"),
                        name=Name, winners=tuple)
 NIGHT_EMPTY = Kind.of("night", N_("The game night {name} closed with no game played."), name=Name)
+OWNER_RESET = Kind.of("", N_("The owner's passphrase is being reset with the table's buttons, from {address}: "
+                             "everything only the owner set is wiped, this address included. Copies of the backups "
+                             "on a USB stick or at the network place still hold your settings."), address=Name)
+"""Told whatever events the owner chose, before the wipe takes the address away (issue 75)."""
 SECURITY = {"nothing": SECURITY_NOTHING, "done": SECURITY_DONE}
 """The security run's outcomes that went well, by the helper's code for them; any other failed."""
 NO_URL = N_("no notifications' address is set: paste one and save it first")
@@ -438,6 +442,17 @@ class Watch:
         if not done.wait(self.outbox.send_s + TEST_MORE_S):
             return {"at": self.clock(), "ok": False, "why": QUEUED, "args": {}}
         return self.outbox.last or {}
+
+    def tell_reset(self, address: str | None) -> bool | None:
+        """The buttons' reset told now, whatever events were chosen, and waited for as a test
+        is: the wipe that follows takes the address away (issue 75). Whether it was sent; None
+        with no address set."""
+        if self.url is None:
+            return None
+        done = threading.Event()
+        self.outbox.put(Message.of(OWNER_RESET, address=Name(address or "?")), self.url, done)
+        log.warning("the owner is told of the buttons' reset before it wipes their notifications' address")
+        return done.wait(self.outbox.send_s + TEST_MORE_S) and bool((self.outbox.last or {}).get("ok"))
 
     def start(self) -> None:
         self.outbox.start()
