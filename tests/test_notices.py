@@ -553,3 +553,29 @@ def test_the_buttons_reset_is_told_to_the_owners_address_before_it_wipes_it(tmp_
         assert 'url_file = ""' in table.config.read_text()
     finally:
         table.close()
+
+
+@pytest.mark.parametrize("url, secret", [("tgram://abc123secret/", "abc123secret"),
+                                         ("mailto://user:pw-secret-9@", "pw-secret-9"),
+                                         ("json://secret-host-1:99999/", "secret-host-1")])
+def test_no_part_of_an_address_apprise_cannot_load_reaches_the_tables_log(url, secret, capfd):
+    """Issue 74: Apprise wrote an address it could not load into its log, which the table's log
+    (the staff's to read: a handler on the root logger, as the daemon's recent lines and the
+    journal's are) took in: a short token whole. Apprise's lines stay out of it, and out of
+    stderr (the journal) too."""
+    import logging
+
+    lines: list[str] = []
+    table_log = logging.Handler(logging.DEBUG)
+    table_log.emit = lambda record: lines.append(record.getMessage())  # type: ignore[method-assign]
+    root = logging.getLogger()
+    level, root.level = root.level, logging.DEBUG
+    root.addHandler(table_log)
+    try:
+        notices.NoticeUrl.parse(url)
+    except notices.Refusal as refused:
+        assert secret not in str(refused)
+    finally:
+        root.removeHandler(table_log)
+        root.setLevel(level)
+    assert not [line for line in lines if secret in line] and secret not in "".join(capfd.readouterr())

@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import version
@@ -141,9 +142,7 @@ class NoticeUrl:
         scheme, sep, _ = text.partition("://")
         if not sep or scheme.lower() not in SCHEMES:
             raise Refusal("a notifications' address begins with one of {schemes}://", schemes=", ".join(SCHEMES))
-        import apprise  # the owner's notifications only: a table without them never loads it
-
-        if apprise.Apprise.instantiate(text) is None:
+        if _apprise().Apprise.instantiate(text) is None:
             raise Refusal("the notifications' address is not one {scheme}:// takes: see the Apprise page of the "
                           "service", scheme=scheme.lower())
         return cls(text, scheme.lower())
@@ -152,6 +151,20 @@ class NoticeUrl:
     def shown(self) -> str:
         """What the staff page shows of it: the service, never its tokens or address."""
         return f"{self.scheme}://…"
+
+
+def _apprise() -> ModuleType:
+    """Apprise, loaded for the owner's notifications alone (a table without them never loads it),
+    its log kept out of the table's: its lines name the address (a token, a host, a password
+    Apprise could not read), and the table's log is the staff's (issue 74). The reason a message
+    failed reaches the owner's page alone (``Heard``)."""
+    import apprise
+
+    heard = logging.getLogger("apprise")
+    heard.propagate = False
+    if not any(isinstance(handler, logging.NullHandler) for handler in heard.handlers):
+        heard.addHandler(logging.NullHandler())  # else Python's last resort writes its warnings to stderr, the journal
+    return apprise
 
 
 def read_url(config: Config) -> NoticeUrl | None:
@@ -235,12 +248,9 @@ class Outbox:
         outcome: dict[str, Any] = {}
 
         def deliver() -> None:
-            import apprise
-
-            sender, said = apprise.Apprise(), Heard()
+            sender, said = _apprise().Apprise(), Heard()
             sender.add(url.text)
             heard = logging.getLogger("apprise")
-            heard.propagate = False  # its lines may name the service's host or topic: the owner's page alone hears them
             heard.addHandler(said)
             try:
                 ok = sender.notify(title=title, body=body)
