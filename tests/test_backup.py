@@ -688,6 +688,43 @@ def test_the_service_gives_the_staff_no_key_and_a_restored_game_never_comes_back
         service.close()
 
 
+@pytest.mark.daemon
+def test_a_staff_restart_before_a_restores_verdict_is_a_clean_stop_and_the_restore_stays_the_owners(
+        tmp_path, monkeypatch):
+    """Issue 74, 2: a Restart pressed a few seconds after the owner's restore counted as the death
+    of its trial, and the next start rolled the restore back. An asked-for stop is clean: the next
+    start tries the restore again (without applying it a second time), and it stays the owner's."""
+    from pi_table.daemon.trial import STEADY_VARIABLE
+
+    monkeypatch.setenv(STEADY_VARIABLE, "300")  # the Restart comes long before the restore could be kept
+    service = StaffService(tmp_path)
+    try:
+        service.start()
+        owner = service.staff(owner=True)
+        data = download(owner, "/staff/api/backup")
+        service.config.write_text(service.config.read_text().replace("length_s = 0", "length_s = 90"))
+        trial.beside(service.config, trial.GOOD).write_text(service.config.read_text())
+        status, answer = upload(owner, "/staff/api/restore", data)
+        assert status == 200 and answer["restarting"]
+        assert service.exited() == EXIT_RESTART
+        service.start()
+        played = service.status()["game_id"]
+        assert service.staff().call("POST", "/staff/api/restart") == (200, {"ok": True, "restarting": True})
+        assert service.exited() == EXIT_RESTART
+        config = load_config(service.config)
+        restoring = backup.pending(config)
+        assert restoring is not None and restoring.by == "owner"
+        assert trial.rolled_back(backup.trial_path(config)) is None and config.timer.length_s == 0
+        monkeypatch.setenv(STEADY_VARIABLE, "1")
+        service.start()
+        assert service.status()["game_id"] == played  # not applied again: the game dealt after it goes on
+        wait_for(lambda: backup.pending(load_config(service.config)) is None, "the restore's verdict", timeout=30)
+        assert trial.rolled_back(backup.trial_path(config)) is None
+        assert load_config(service.config).timer.length_s == 0
+    finally:
+        service.close()
+
+
 @pytest.mark.parametrize("stored", [
     "scrypt$16384$8$20000$" + "00" * 16 + "$" + "11" * 32,  # p = 20000: a check would hold a core for an hour
     "scrypt$1048576$64$1$" + "00" * 16 + "$" + "11" * 32,  # 8 GiB of memory a check

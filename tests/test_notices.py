@@ -533,3 +533,49 @@ def test_a_damaged_last_outcome_is_shown_without_its_reason(tmp_path, receiver, 
         assert status == 200 and answer["last"] == {"at": 1, "ok": False, "why": None}, answer
     finally:
         table.close()
+
+
+def test_the_buttons_reset_is_told_to_the_owners_address_before_it_wipes_it(tmp_path, receiver):
+    """Issue 75, 5: the buttons' reset wiped the notifications' address with the rest of the
+    owner's part, so the one event the owner most needs to hear of was never sent. It is told
+    first, whatever events the owner chose, and waited for: the reset's answer comes after it."""
+    table = StaffTable(tmp_path, dealt_key(), extra=notified(tmp_path, receiver.url, events=("disk",)))
+    try:
+        holder = Staff(table.base)
+        holder.login()
+        code = table.daemon.recovery.issue()  # as both buttons held while the table starts show it
+        status, answer = holder.call("POST", "/staff/api/owner/reset",
+                                     {"code": code, "passphrase": "the holder's own passphrase"})
+        assert status == 200, answer
+        said = [body for body in receiver.bodies() if "being reset with the table's buttons, from 127.0.0.1" in body]
+        assert len(said) == 1 and "Copies of the backups on a USB stick or at the network place" in said[0]
+        assert not (tmp_path / "files" / "notify-1.url").exists()  # wiped after it was told
+        assert 'url_file = ""' in table.config.read_text()
+    finally:
+        table.close()
+
+
+@pytest.mark.parametrize("url, secret", [("tgram://abc123secret/", "abc123secret"),
+                                         ("mailto://user:pw-secret-9@", "pw-secret-9"),
+                                         ("json://secret-host-1:99999/", "secret-host-1")])
+def test_no_part_of_an_address_apprise_cannot_load_reaches_the_tables_log(url, secret, capfd):
+    """Issue 74: Apprise wrote an address it could not load into its log, which the table's log
+    (the staff's to read: a handler on the root logger, as the daemon's recent lines and the
+    journal's are) took in: a short token whole. Apprise's lines stay out of it, and out of
+    stderr (the journal) too."""
+    import logging
+
+    lines: list[str] = []
+    table_log = logging.Handler(logging.DEBUG)
+    table_log.emit = lambda record: lines.append(record.getMessage())  # type: ignore[method-assign]
+    root = logging.getLogger()
+    level, root.level = root.level, logging.DEBUG
+    root.addHandler(table_log)
+    try:
+        notices.NoticeUrl.parse(url)
+    except notices.Refusal as refused:
+        assert secret not in str(refused)
+    finally:
+        root.removeHandler(table_log)
+        root.setLevel(level)
+    assert not [line for line in lines if secret in line] and secret not in "".join(capfd.readouterr())

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_table.daemon import backup
+from pi_table.daemon import backup, owner_notice
 from pi_table.daemon.staff_desk import FakeDesk
 from pi_table.release import helper
 from pi_table.release.keys import Keyring
@@ -55,7 +55,7 @@ class HelperAtWork:
 
 
 @pytest.mark.daemon
-def test_staff_at_the_buttons_reset_the_passphrase_and_get_none_of_the_owners_secrets(tmp_path):
+def test_staff_at_the_buttons_reset_the_passphrase_and_get_none_of_the_owners_secrets(tmp_path, monkeypatch):
     """The harm (issue 58, 1): a staff session and the code the table's screen shows after both
     buttons were held made the holder the owner with everything the owner held: a backup with
     the broker's password, the nightly backups, the release keys the owner added. The reset now
@@ -107,10 +107,25 @@ def test_staff_at_the_buttons_reset_the_passphrase_and_get_none_of_the_owners_se
         assert notice in reported["en"] and any("reimpostata con i pulsanti del tavolo" in said for said in reported["it"])
         shown = daemon.devices.screen.screen.screen.models[-1]  # the phones' and the fleet's screens wrap the table's
         assert notice in [str(warning) for warning in shown.warnings]
+        assert "Copies of the backups on a USB stick or at the network place still hold" in notice
         assert owner.call("POST", "/staff/api/owner/notice")[0] == 403  # the owner's word alone takes it down
-        assert holder.call("POST", "/staff/api/owner/notice") == (200, {"ok": True, "acknowledged": True})
+        # issue 74, 3: whoever made the reset holds the new passphrase, and took the notice down at once
+        status, answer = holder.call("POST", "/staff/api/owner/notice")
+        assert status == 403 and "cannot be acknowledged from the phone that made the reset" in answer["error"]
+        other = Staff(daemon.companion.base_url)  # another phone, given the new passphrase: not before a week
+        other.login()
+        other.as_owner(HOLDERS_PASSPHRASE)
+        status, answer = other.call("POST", "/staff/api/owner/notice")
+        assert status == 403 and "stands for a week" in answer["error"]
+        assert owner.call("GET", "/staff/api/owner/notice")[1]["notice"] == notice
+        monkeypatch.setattr(owner_notice, "HOLD_S", 0.0)  # a week later
+        assert holder.call("POST", "/staff/api/owner/notice")[0] == 403  # never from the phone that made it
+        assert other.call("POST", "/staff/api/owner/notice") == (200, {"ok": True, "acknowledged": True})
         assert owner.call("GET", "/staff/api/owner/notice")[1]["notice"] is None
         assert not any("passphrase was reset" in warning for warning in daemon.answer({"command": "status"})["warnings"])
+        status, kept = other.call("GET", "/staff/api/owner/resets")  # the history stays, for the owner to read
+        assert status == 200 and [(reset["how"], reset["from"]) for reset in kept["resets"]] == [("buttons", "127.0.0.1")]
+        assert "the release keys the owner added" in kept["resets"][0]["wiped"] and kept["resets"][0]["acknowledged"]
     finally:
         at_work.stop()
         table.close()
@@ -337,6 +352,8 @@ def test_the_owner_makes_and_uses_a_recovery_code_and_acknowledges_each_reset_on
         page.click("#owner-notice-ack")  # this phone acts as the owner since it set the passphrase
         expect(page.locator("#message")).to_have_text("The notice is acknowledged.")
         expect(page.locator("#owner-notice")).to_be_hidden()
+        expect(page.locator("#owner-resets-list")).to_contain_text("with the recovery code, from 127.0.0.1")  # 74.3
+        expect(page.locator("#owner-resets-list")).to_contain_text("acknowledged ")
 
         shown = table.daemon.recovery.issue()  # as both buttons held at the start show it, on the screen alone
         page.click("#passphrase-reset summary")

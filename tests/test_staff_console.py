@@ -772,7 +772,7 @@ def test_the_brokers_password_is_never_shown_and_kept_when_sent_back_hidden():
     written = []
     values = {**defaults(), "fleet.broker": "mqtt://table:s3cret%21@broker.local:1883"}
     daemon = SimpleNamespace(config=SimpleNamespace(values=values, source=None), restarts=SimpleNamespace(
-        change=lambda changes, proven, reached=None: written.append(changes) or []))
+        change=lambda changes, proven, reached=None, by="staff": written.append(changes) or []))
     desk = StaffDesk(daemon)
     [shown] = [option["value"] for option in desk.settings()["options"] if option["key"] == "fleet.broker"]
     assert shown == f"mqtt://table:{HIDDEN}@broker.local:1883" and "s3cret" not in str(desk.settings())

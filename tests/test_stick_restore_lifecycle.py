@@ -77,7 +77,8 @@ class StickRestore(RuleBasedStateMachine):
             helper.from_stick(self.stick.helper, request["backup"], io.StringIO())
 
         config = load_config(self.config)
-        return SimpleNamespace(config=config, companion=None, fingerprint=None, devices=SimpleNamespace(screen=None),
+        return SimpleNamespace(config=config, companion=None, fingerprint=None, line_code=None,
+                               devices=SimpleNamespace(screen=None),
                                helper=SimpleNamespace(ask=ask), restarts=SimpleNamespace(
                                    lock=threading.Lock(), working=list))
 

@@ -9,14 +9,19 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.parse
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from pi_table.config import ConfigError, load_config, trial
 from pi_table.daemon.restarts import EXIT_RESTART, SHOWN_FILE
@@ -667,3 +672,131 @@ def test_a_note_root_writes_beside_the_configuration_is_the_services_as_the_file
     trial.change(path, {"timer.length_s": 60}, "tune", machine=False)
     for written in (path, trial.beside(path, trial.TRIAL), trial.beside(path, trial.GOOD)):
         assert (written.stat().st_uid, written.stat().st_gid) == (65534, 65534), written
+
+
+def test_a_staff_restart_before_the_verdict_is_a_clean_stop_and_leaves_the_owners_change_on_trial(service, monkeypatch):
+    """Issue 74, 2: the owner changed a setting, the table restarted on it as a trial, and a member
+    of staff pressed Restart a few seconds later (the table looked slow): the next start counted a
+    death, rolled the change back and noted it as the staff's. An asked-for restart is a clean stop:
+    the trial waits for its verdict across it, and who made the change stays who made it."""
+    from pi_table.daemon.trial import STEADY_VARIABLE
+
+    monkeypatch.setenv(STEADY_VARIABLE, "300")  # the Restart comes long before the trial could be kept
+    service.start()
+    owner = service.staff(owner=True)
+    assert owner.call("POST", "/staff/api/config", {"changes": {"game.hold_s": 0.3}}) == (
+        200, {"ok": True, "restarting": True})
+    assert service.exited() == EXIT_RESTART
+    service.start()
+    assert service.staff().call("POST", "/staff/api/restart") == (200, {"ok": True, "restarting": True})
+    assert service.exited() == EXIT_RESTART
+    service.start()
+    service.systemd.stop()  # a stop asked of systemd (a reboot, the power section) is clean too
+    service.systemd.close()
+    under_way = trial.pending_trial(service.config)
+    assert under_way is not None and under_way.by == "owner" and trial.rolled_back(service.config) is None
+    assert load_config(service.config).input.hold_s == 0.3
+    monkeypatch.setenv(STEADY_VARIABLE, "1")
+    service.start()
+    wait_for(lambda: trial.pending_trial(service.config) is None, "the trial's verdict", timeout=30)
+    assert trial.rolled_back(service.config) is None and load_config(service.config).input.hold_s == 0.3
+    assert trial.beside(service.config, trial.GOOD).read_text() == service.config.read_text()
+
+
+# --- the lifecycle, as a state machine ---------------------------------------------------------------
+
+MAKERS = ("owner", "staff")
+
+
+class SettingsTrial(RuleBasedStateMachine):
+    """DESIGN's "Ways back" for a trial of settings (issue 74, 2): changes by the owner and the
+    staff, Restarts asked for, crashes, and the watch's verdicts in any order, each start made as
+    the service makes it (``run.starting``). The oracle, from the rules: a change is rolled back
+    only by a start that was killed, or found unhealthy, before its verdict, and then to the
+    settings proven before it; an asked-for stop never; a trial's makers are every one who made a
+    change of it, and its rollback's note names them all."""
+
+    @initialize()
+    def first_start(self) -> None:
+        from pi_table.daemon.run import starting
+
+        self.starting = starting
+        self.path = Path(tempfile.mkdtemp()) / "config.toml"
+        self.path.write_text(CONFIG)
+        self.value, self.good = 0, 0  # the timer's length in the file, and in the last good one
+        self.makers: list[str] | None = None  # the trial under way's
+        self.rolled: list[str] | None = None  # the makers named by the rollback's note still shown
+        self.start()
+
+    def teardown(self) -> None:
+        if hasattr(self, "path"):
+            shutil.rmtree(self.path.parent)
+
+    def start(self) -> None:
+        _, under = self.starting(self.path)
+        self.clock = Clock(100.0)
+        self.watch = None if under is None else TrialWatch(
+            self.path, under, self.check, lambda: None, deadline_s=10, period_s=0, clock=self.clock, steady_s=1)
+        self.health = Health()
+
+    def check(self) -> Health:
+        self.clock.now += 1
+        return self.health
+
+    def stopped(self, asked: bool) -> None:
+        """The table stops (``Daemon.close``: ``asked`` by a Restart or a signal, or not: a crash)
+        and systemd starts it again."""
+        if self.watch is not None:
+            self.watch.stop(clean=asked)
+        self.start()
+
+    @rule(by=st.sampled_from(MAKERS), length=st.sampled_from([30, 60, 90]))
+    def change(self, by: str, length: int) -> None:
+        """A change from the page, and the restart it asks for."""
+        trial.change(self.path, {"timer.length_s": length}, by, machine=False)
+        if self.makers is None:
+            self.good, self.makers = self.value, [by]
+        elif by not in self.makers:
+            self.makers.append(by)
+        self.value = length
+        self.stopped(asked=True)
+
+    @rule()
+    def restart(self) -> None:
+        """The staff's Restart, or systemd's stop and start."""
+        self.stopped(asked=True)
+
+    @rule()
+    def crash(self) -> None:
+        if self.watch is not None and self.watch.outcome is None:
+            self.value, self.rolled, self.makers = self.good, self.makers, None
+        self.stopped(asked=False)
+
+    @rule()
+    def healthy(self) -> None:
+        if self.watch is not None and self.watch.outcome is None:
+            self.watch.run()
+            self.good, self.makers, self.rolled = self.value, None, None
+
+    @rule()
+    def unhealthy(self) -> None:
+        """A check that waiting cannot mend: rolled back, and the restart the watch asks for."""
+        if self.watch is not None and self.watch.outcome is None:
+            self.health = Health(Phrase.of("the table's loop does not answer"), final=True)
+            self.watch.run()
+            self.value, self.rolled, self.makers = self.good, self.makers, None
+            self.stopped(asked=True)
+
+    @invariant()
+    def the_files_say_what_the_rules_say(self) -> None:
+        assert load_config(self.path).timer.length_s == self.value
+        under = trial.pending_trial(self.path)
+        assert (None if under is None else under.by) == (None if self.makers is None else ", ".join(self.makers))
+        if self.makers is not None:
+            assert load_config(trial.beside(self.path, trial.GOOD)).timer.length_s == self.good
+        note = trial.rolled_back(self.path)
+        assert (None if note is None else note["by"]) == (None if self.rolled is None else ", ".join(self.rolled))
+
+
+SettingsTrial.TestCase.settings = settings(stateful_step_count=12, deadline=None)  # the profile says how many examples
+test_a_trial_of_settings_through_its_lifecycle = SettingsTrial.TestCase

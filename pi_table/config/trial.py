@@ -21,6 +21,11 @@ or the owner discards it (``discard``), so no refusal at a start needs SSH to un
 checks is tried as a change is (``remember``): passing the checks is no proof, and a start on it
 that is killed before it is healthy (a power cut, the memory running out, a crash no check
 foresees) must leave the proven file in place, and put it back at the next start (issue 58).
+
+A stop that was asked for (the staff's Restart, systemd's stop) before the verdict is no death
+(``paused``): its start is given back, and the next start waits for the verdict again (issue 74: a
+Restart pressed within the steady time rolled the owner's change back). Who made a change stays
+in its note: a change that joins a trial adds its maker (``joined``), it never replaces the first.
 """
 
 from __future__ import annotations
@@ -120,10 +125,17 @@ def change(path: Path, changes: Mapping[str, object], by: str, working: Iterable
         _copy(path, beside(path, GOOD))
         trial = Trial(tuple(changes), by, tuple(working), time.time(), reached=here)
     else:
-        trial = Trial(tuple(dict.fromkeys((*pending.keys, *changes))), by, pending.working, pending.since,
+        trial = Trial(tuple(dict.fromkeys((*pending.keys, *changes))), joined(pending.by, by), pending.working,
+                      pending.since,
                       reached=tuple(dict.fromkeys((*pending.reached, *here))))
     _write_json(path, TRIAL, trial.to_json())
     replace_file(path, new.encode("utf-8"), _mode(path))
+
+
+def joined(makers: str, by: str) -> str:
+    """The makers of a trial (``owner, staff``) once ``by`` has made a change of it too."""
+    names = makers.split(", ")
+    return makers if by in names else ", ".join((*names, by))
 
 
 def change_proven(path: Path, changes: Mapping[str, object], running: Running | None = None,
@@ -175,6 +187,15 @@ def starting(path: Path) -> Trial | None:
     trial = replace(trial, starts=trial.starts + 1)
     _write_json(path, TRIAL, trial.to_json())
     return trial
+
+
+def paused(path: Path) -> None:
+    """The table stopped cleanly, as asked, before the trial's verdict: the start it had is given
+    back, so the next start tries it again rather than taking the stop for a death."""
+    trial = pending_trial(path)
+    if trial is not None and trial.starts > 0:
+        _write_json(path, TRIAL, replace(trial, starts=trial.starts - 1).to_json())
+        log.info("the table stopped as asked before the new settings were proven: the next start tries them again")
 
 
 def keep(path: Path) -> None:

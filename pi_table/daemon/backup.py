@@ -533,6 +533,7 @@ def _read_or_none(path: Path) -> bytes | None:
 # --- restoring one, as a trial --------------------------------------------------------------------
 
 STAGED_PHASE, APPLYING, APPLIED, ROLLING_BACK = "staged", "applying", "applied", "rolling back"
+STOPPED = "stopped"  # applied, and the table stopped as asked before its verdict: tried again, not applied again
 
 
 def trial_path(config: Config) -> Path:
@@ -602,7 +603,7 @@ def starting(config: Config) -> tuple[Config, trial.Trial | None]:
         return config, None
     note = _read_note(path)
     phase = note.get("phase")
-    if phase not in (STAGED_PHASE, APPLYING):  # its watch found it unhealthy, or its start died first
+    if phase not in (STAGED_PHASE, APPLYING, STOPPED):  # its watch found it unhealthy, or its start died first
         why = note.get("why")
         return _rolled_back(config, under, why if isinstance(why, dict) else said(
             Phrase.of("the table stopped before it was healthy on the restored backup"))), None
@@ -617,7 +618,8 @@ def starting(config: Config) -> tuple[Config, trial.Trial | None]:
         why = Phrase.of("the restored backup could not be applied: {error}",
                         error=e.phrase if isinstance(e, BadBackup) else e.strerror or str(e))
         return _rolled_back(config, under, said(why)), None
-    _apply(config, files)
+    if phase != STOPPED:  # the files the table played on since stay: the restore is in them already
+        _apply(config, files)
     under = replace(under, starts=under.starts + 1)
     _note(config, under, APPLIED)
     log.info("restored the backup of %s made %s; trying it", manifest.get("table"), manifest.get("made"))
@@ -642,6 +644,13 @@ def roll_back_later(config: Config, under: trial.Trial, why: Text) -> None:
     """The watch found the table unhealthy on the restored backup: the next start (the restart
     that follows) puts the last good state back, before anything opens the journal."""
     _note(config, under, ROLLING_BACK, said(why))
+
+
+def paused(config: Config, under: trial.Trial) -> None:
+    """The table stopped as asked (a staff Restart, systemd's stop) before the restored backup was
+    proven: no death, so the next start tries it again (issue 74)."""
+    _note(config, under, STOPPED)
+    log.info("the table stopped as asked before the restored backup was proven: the next start tries it again")
 
 
 def _rolled_back(config: Config, under: trial.Trial, why: dict[str, str]) -> Config:
@@ -742,9 +751,9 @@ def check_upload(data: bytes, table: Table) -> Contents:
 
 def restore_upload(data: bytes, table: Table, reached: str | None = None) -> list[Phrase]:
     """``POST /staff/api/restore``, from a page ``reached`` on that address: [] once staged (the
-    page then asks for the restart that tries it); else why not."""
+    page then asks for the restart that tries it); else why not. The route is the owner's alone."""
     try:
-        restore(data, table, restart=False, reached=reached)
+        restore(data, table, by="owner", restart=False, reached=reached)
     except BadBackup as e:
         return [e.phrase]
     return []

@@ -10,7 +10,7 @@ import threading
 from typing import TYPE_CHECKING, Protocol
 
 from ..engine.phrase import Phrase
-from .owner_notice import acknowledge, note_reset, read_notice
+from .owner_notice import PART, acknowledge, history, note_reset, read_notice
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ..config import Config
     from ..table.loop import EventLoop
     from ..web.auth import Recovery
+    from .notices import Watch
     from .root_helper import RootHelper
 
 log = logging.getLogger("pi_table.daemon")
@@ -31,6 +32,7 @@ class Table(Protocol):
     recovery: Recovery | None
     loop: EventLoop
     helper: RootHelper | None
+    notices: Watch | None
 
     def in_loop(self, fn: Callable[[], object]) -> bool: ...
 
@@ -77,15 +79,21 @@ class CodeDesk:
 
         self.daemon.in_loop(forget)
 
-    def owner_reset(self, how: str, address: str | None, wiped: list[str]) -> None:
+    def owner_reset(self, how: str, address: str | None, wiped: list[str], marks: list[str]) -> None:
         """The owner's passphrase was reset (``owners_part.HOWS``): its notice kept and shown, on
         the screen, the staff page, the status and the fleet's reports, until the owner acknowledges it."""
-        notice = note_reset(self.daemon.config.paths.journal_dir, how, address, wiped)
+        notice = note_reset(self.daemon.config.paths.journal_dir, how, address, wiped, marks)
         self.daemon.in_loop(lambda: self.daemon.note_fault(OWNER_RESET, notice))
 
-    def acknowledge_reset(self) -> bool:
-        """The owner has seen the notice of a reset: it goes. Whether there was one."""
-        seen = acknowledge(self.daemon.config.paths.journal_dir)
+    def owner_resets(self) -> list[dict[str, object]]:
+        return [{**entry, "wiped": [PART[piece] for piece in wiped if piece in PART]
+                 if isinstance(wiped := entry.get("wiped"), list) else []}
+                for entry in history(self.daemon.config.paths.journal_dir)]
+
+    def acknowledge_reset(self, marks: list[str]) -> bool:
+        """The owner has seen the notice of a reset: it goes. Whether there was one; a Refusal
+        when it may not go yet, or not from the phone that asks (``owner_notice.acknowledge``)."""
+        seen = acknowledge(self.daemon.config.paths.journal_dir, marks)
 
         def forget() -> None:
             self.daemon.loop.faults.pop(OWNER_RESET, None)
@@ -94,11 +102,18 @@ class CodeDesk:
         self.daemon.in_loop(forget)
         return seen
 
-    def wipe_owners_part(self) -> list[str]:
+    def wipe_owners_part(self, address: str | None) -> list[str]:
         from .owners_part import wipe  # a reset's alone
 
         assert self.daemon.helper is not None  # made with the phones' pages, before the staff page
-        return wipe(self.daemon.config, self.daemon.helper)
+        return wipe(self.daemon.config, self.daemon.helper, before=lambda: self._tell_owner(address))
+
+    def _tell_owner(self, address: str | None) -> None:
+        """The owner told of the buttons' reset at ``address``, at their notifications' address,
+        before the wipe erases it (issue 75): waited for, as a test message is."""
+        notices = self.daemon.notices
+        if notices is not None and notices.tell_reset(address) is False:
+            log.warning("the owner could not be told of the buttons' reset: their notifications' address is wiped now")
 
     def owner_notice(self) -> Phrase | None:
         return read_notice(self.daemon.config.paths.journal_dir)

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 class Changes(Protocol):
     """The table's changes of settings (``restarts.Restarts``)."""
 
-    def change(self, changes: dict[str, object], proven: bool, reached: str | None = None) -> list[Phrase]: ...
+    def change(self, changes: dict[str, object], proven: bool, reached: str | None = None,
+               by: str = "staff") -> list[Phrase]: ...
 
 
 class Table(Protocol):
@@ -63,7 +64,8 @@ def give_files(table: Table, given: list[tuple[str, dict[str, Any]]], more: dict
         for file in written:
             file.unlink(missing_ok=True)
         return [e.phrase]
-    problems = table.restarts.change(broker_change(changed, config.values), proven=False, reached=reached)
+    problems = table.restarts.change(broker_change(changed, config.values), proven=False, reached=reached,
+                                     by="owner")  # the owner's routes alone
     if problems:
         for file in written:
             file.unlink(missing_ok=True)

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from ..config import Config
     from ..table.loop import EventLoop
     from ..web import Companion
+    from ..web.auth import LineCode
     from ..web.sections.setup import Form
     from .devices import Devices
     from .restarts import Restarts
@@ -71,6 +72,7 @@ NOT_TAKEN = N_("The table's root helper did not answer: join {ssid} later, on th
 NO_WIFI = N_("No network, and the table cannot open its own Wi-Fi: {why}. Connect a network cable.")
 NOT_LISTED = N_("the stick did not list {backup}: look on the stick again, then choose one of its list")
 NOT_COPIED = N_("the backup {backup} was not copied from the stick: look on the stick again")
+IN_LINE = N_("Phones are waiting in line for the set-up: type {code} too, under the code.")
 
 
 class Table(Protocol):
@@ -83,6 +85,7 @@ class Table(Protocol):
     companion: Companion | None
     helper: RootHelper | None
     fingerprint: str | None  # the staff pages' certificate's SHA-256, once they have one
+    line_code: LineCode | None  # the staff page's code past a flood's line, which the set-up's door takes too
 
     @property
     def lock(self) -> object:
@@ -186,8 +189,11 @@ class FirstBoot:
         assert self.waiting is not None  # shown while it waits
         companion, now = self.daemon.companion, self.network
         link = None if companion is None else f"{companion.staff_url}/setup"
-        if now.hotspot:
-            said: Text | None = Phrase.of(OWN_WIFI)
+        line = None if self.daemon.line_code is None else self.daemon.line_code.shown()
+        if line is not None:  # a flood's line: the owner's phone skips it with this code (issue 74)
+            said: Text | None = Phrase.of(IN_LINE, code=line)
+        elif now.hotspot:
+            said = Phrase.of(OWN_WIFI)
         elif now.connected:
             said = Phrase.of(ON_NETWORK, network=now.via)
         elif not now.known:
@@ -249,7 +255,7 @@ class FirstBoot:
             problems = self._restore(form.restore)
         else:  # not proven where it was reached: the set-up may change networks
             problems = daemon.restarts.change({"fleet.table_id": form.name, "game.language": form.language},
-                                              proven=False)
+                                              proven=False, by="set-up")
         if problems:
             return problems, []
         if form.restore is None:

@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import version
@@ -92,6 +93,10 @@ DISK_FULL = Kind.of("disk", N_("The SD card is nearly full: {percent}% used, {fr
 NIGHT_CLOSED = Kind.of("night", N_("The game night {name} closed. At the top of the standings: {winners}"),
                        name=Name, winners=tuple)
 NIGHT_EMPTY = Kind.of("night", N_("The game night {name} closed with no game played."), name=Name)
+OWNER_RESET = Kind.of("", N_("The owner's passphrase is being reset with the table's buttons, from {address}: "
+                             "everything only the owner set is wiped, this address included. Copies of the backups "
+                             "on a USB stick or at the network place still hold your settings."), address=Name)
+"""Told whatever events the owner chose, before the wipe takes the address away (issue 75)."""
 SECURITY = {"nothing": SECURITY_NOTHING, "done": SECURITY_DONE}
 """The security run's outcomes that went well, by the helper's code for them; any other failed."""
 NO_URL = N_("no notifications' address is set: paste one and save it first")
@@ -138,9 +143,7 @@ class NoticeUrl:
         scheme, sep, _ = text.partition("://")
         if not sep or scheme.lower() not in SCHEMES:
             raise Refusal("a notifications' address begins with one of {schemes}://", schemes=", ".join(SCHEMES))
-        import apprise  # the owner's notifications only: a table without them never loads it
-
-        if apprise.Apprise.instantiate(text) is None:
+        if _apprise().Apprise.instantiate(text) is None:
             raise Refusal("the notifications' address is not one {scheme}:// takes: see the Apprise page of the "
                           "service", scheme=scheme.lower())
         return cls(text, scheme.lower())
@@ -149,6 +152,20 @@ class NoticeUrl:
     def shown(self) -> str:
         """What the staff page shows of it: the service, never its tokens or address."""
         return f"{self.scheme}://…"
+
+
+def _apprise() -> ModuleType:
+    """Apprise, loaded for the owner's notifications alone (a table without them never loads it),
+    its log kept out of the table's: its lines name the address (a token, a host, a password
+    Apprise could not read), and the table's log is the staff's (issue 74). The reason a message
+    failed reaches the owner's page alone (``Heard``)."""
+    import apprise
+
+    heard = logging.getLogger("apprise")
+    heard.propagate = False
+    if not any(isinstance(handler, logging.NullHandler) for handler in heard.handlers):
+        heard.addHandler(logging.NullHandler())  # else Python's last resort writes its warnings to stderr, the journal
+    return apprise
 
 
 def read_url(config: Config) -> NoticeUrl | None:
@@ -237,12 +254,9 @@ class Outbox:
         outcome: dict[str, Any] = {}
 
         def deliver() -> None:
-            import apprise
-
-            sender, said = apprise.Apprise(), Heard()
+            sender, said = _apprise().Apprise(), Heard()
             sender.add(url.text)
             heard = logging.getLogger("apprise")
-            heard.propagate = False  # its lines may name the service's host or topic: the owner's page alone hears them
             heard.addHandler(said)
             try:
                 ok = sender.notify(title=title, body=body)
@@ -444,6 +458,17 @@ class Watch:
         if not done.wait(self.outbox.send_s + TEST_MORE_S):
             return {"at": self.clock(), "ok": False, "why": QUEUED, "args": {}}
         return self.outbox.last or {}
+
+    def tell_reset(self, address: str | None) -> bool | None:
+        """The buttons' reset told now, whatever events were chosen, and waited for as a test
+        is: the wipe that follows takes the address away (issue 75). Whether it was sent; None
+        with no address set."""
+        if self.url is None:
+            return None
+        done = threading.Event()
+        self.outbox.put(Message.of(OWNER_RESET, address=Name(address or "?")), self.url, done)
+        log.warning("the owner is told of the buttons' reset before it wipes their notifications' address")
+        return done.wait(self.outbox.send_s + TEST_MORE_S) and bool((self.outbox.last or {}).get("ok"))
 
     def start(self) -> None:
         self.outbox.start()

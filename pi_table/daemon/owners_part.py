@@ -72,12 +72,15 @@ class RootHelper(Protocol):
     def ask(self, act: str, **args: object) -> Text | None: ...
 
 
-def wipe(config: Config, helper: RootHelper, wait_s: float = WAIT_S) -> list[str]:
+def wipe(config: Config, helper: RootHelper, wait_s: float = WAIT_S,
+         before: Callable[[], object] = lambda: None) -> list[str]:
     """The owner's part wiped, root's first (through ``helper``): the names of the pieces that
     held something. Refusal, saying why, while a restored backup is tried (its start would bring
-    the owner's settings back) or when root's part cannot be wiped (nothing here is wiped then)."""
+    the owner's settings back) or when root's part cannot be wiped (nothing here is wiped then).
+    ``before``: what must happen while the part is still whole (the owner told, at their address)."""
     if backup.pending(config) is not None:
         raise Refusal("a restored backup is being tried: reset the owner's passphrase once it is kept or rolled back")
+    before()
     wiped = _root(helper, wait_s)
     if config.source is not None:
         wiped += [SETTINGS[key] for key in _settings(config.source)]

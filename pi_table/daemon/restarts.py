@@ -74,7 +74,7 @@ class Restarts:
             self.watch = TrialWatch(backup.trial_path(config), restoring, self.health, self.restart, deadline_s,
                                     keep=kept,
                                     roll_back=lambda why: backup.roll_back_later(config, restoring, why),
-                                    steady_s=steady_s())
+                                    steady_s=steady_s(), paused=lambda: backup.paused(config, restoring))
         elif under_trial is not None and source is not None:
             from .trial import TrialWatch, steady_s  # a start on settings under trial only
 
@@ -160,20 +160,22 @@ class Restarts:
         except OSError as e:
             log.warning("cannot keep the staff's restarts (%s): a hurried staff may trip systemd's start limit", e)
 
-    def close(self) -> None:
+    def close(self, asked: bool = False) -> None:
         """The table is stopping: a restart waiting its turn is no longer due, and the trial is
-        decided by the next start."""
+        decided by the next start; a stop ``asked`` for (a Restart, systemd's stop) is no death of it."""
         self.stopping.set()
         if self._later is not None:
             self._later.cancel()
         if self.watch is not None:
-            self.watch.stop()
+            self.watch.stop(clean=asked)
 
-    def change(self, changes: dict[str, object], proven: bool, reached: str | None = None) -> list[Phrase]:
+    def change(self, changes: dict[str, object], proven: bool, reached: str | None = None,
+               by: str = "staff") -> list[Phrase]:
         """Check and write ``changes``, only if ``check-config`` would pass the new file (on this
         machine, as the service's user, beside what this table holds): a trial, which the restart
         that applies it keeps only if the table comes back healthy (and answers on ``reached``,
-        the address the staff page that made it was reached on); or ``proven`` (applied at once
+        the address the staff page that made it was reached on; ``by``: who made it, the staff, the
+        owner, the set-up); or ``proven`` (applied at once
         by the caller, and kept in the last good file too while a trial waits for its restart).
         The checker's problems, or [] once written."""
         daemon = self.daemon
@@ -188,7 +190,7 @@ class Restarts:
                 if proven:
                     trial.change_proven(path, changes, running)
                 else:
-                    trial.change(path, changes, "staff", self.working(), running, reached=reached)
+                    trial.change(path, changes, by, self.working(), running, reached=reached)
             return []
 
         return self._checked(changes, write, N_("{path}: cannot be written: {error}"))

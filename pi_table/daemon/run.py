@@ -151,6 +151,7 @@ class Daemon:
         self.helper: RootHelper | None = None  # the root helper, as the table's parts ask it: with the companion
         self.dashboard: Dashboard | None = None  # the fleet's dashboard this table shows ([fleet] dashboard_port)
         self.fingerprint: str | None = None  # the SHA-256 of the staff pages' certificate, once they have one
+        self.line_code: LineCode | None = None  # the staff page's code for a new phone during a flood, once it opens
         self.first_boot: FirstBoot | None = None  # a table waiting for its set-up: its screen shows it instead
         if self.lock is not None and (paths.journal_dir / SETUP_PENDING).exists():
             from .first_boot import FirstBoot  # a table set up never loads it
@@ -167,7 +168,6 @@ class Daemon:
         self.security: SecurityUpdates | None = None  # Debian's security updates on the owner's schedule, from READY on
         self.notices: Watch | None = None  # the owner's notifications, from READY on
         self.recovery: Recovery | None = None  # a forgotten staff PIN's reset code, once asked for at the table
-        self.line_code: LineCode | None = None  # the staff page's code for a new phone during a flood, once it opens
         self.companion_beat = LoopHeartbeat("the companion server")
         self.notice_board = NoticeBoard(self)
         self.code = CodeDesk(self)  # the code on the screen for a forgotten PIN or passphrase, and the reset it allows
@@ -350,9 +350,10 @@ class Daemon:
         self.loop.stop_soon()
 
     def close(self) -> None:
+        asked = self._stopping  # a stop asked for (a Restart, a signal), not a crash of the loop
         self._stopping = True  # the companion, if it is still opening, gives up waiting for the loop
         self.checkup.stop()  # the game's outputs come back to it as the loop closes
-        self.restarts.close()
+        self.restarts.close(asked)
         if self.first_boot is not None:
             self.first_boot.stop()
         if self.nightly is not None:

@@ -98,12 +98,13 @@ class StaffDesk:
         source = self.daemon.config.source
         return source is not None and trial.discard(source)
 
-    def change_settings(self, changes: dict[str, object], reached: str | None = None) -> list[Phrase]:
-        """The staff's changes, the broker's password kept for the broker it was given for alone
-        (``config.settings.broker_change``), checked and written as a trial that the page must
-        still answer after at ``reached``, the address the staff reached it on."""
+    def change_settings(self, changes: dict[str, object], reached: str | None = None,
+                        by: str = "staff") -> list[Phrase]:
+        """The changes of ``by`` (the staff, the owner), the broker's password kept for the broker
+        it was given for alone (``config.settings.broker_change``), checked and written as a trial
+        that the page must still answer after at ``reached``, the address the staff reached it on."""
         return self.daemon.restarts.change(broker_change(changes, self.daemon.config.values), proven=False,
-                                           reached=reached)
+                                           reached=reached, by=by)
 
     def change_at_hand(self, key: str, value: object) -> list[Phrase]:
         return self.daemon.change_at_hand(key, value)
@@ -159,7 +160,8 @@ class FakeDesk:
         self.calls.append("discard")
         return False
 
-    def change_settings(self, changes: dict[str, object], reached: str | None = None) -> list[Phrase]:
+    def change_settings(self, changes: dict[str, object], reached: str | None = None,
+                        by: str = "staff") -> list[Phrase]:
         self.calls.append(f"change {changes}")
         return []
 

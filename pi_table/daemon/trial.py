@@ -12,6 +12,7 @@ again (a board that was already unplugged does not count against it).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -63,20 +64,24 @@ class TrialWatch:
     """Watches ``check`` every ``period_s`` from the start: keeps the trial of the file ``path``
     once healthy without a break for ``steady_s`` (a start that dies just after its first good
     check proves nothing); rolls it back and calls ``restart`` when a check is final, or is not
-    healthy once ``deadline_s`` has passed. ``keep`` and ``roll_back`` (with why) are the
-    configuration file's by default; a restored backup brings its own (``backup.keep``,
-    ``backup.roll_back_later``). ``clock`` is the monotonic clock, which tests replace."""
+    healthy once ``deadline_s`` has passed. A stop asked for before then (``stop(clean=True)``)
+    gives the trial its start back (``paused``). ``keep``, ``roll_back`` (with why) and ``paused``
+    are the configuration file's by default; a restored backup brings its own (``backup.keep``,
+    ``backup.roll_back_later``, ``backup.paused``). ``clock`` is the monotonic clock, which tests replace."""
 
     def __init__(self, path: Path, under_trial: trial.Trial, check: Callable[[], Health], restart: Callable[[], object],
                  deadline_s: float = trial.DEADLINE_S, period_s: float = PERIOD_S,
                  clock: Callable[[], float] = time.monotonic, keep: Callable[[], object] | None = None,
-                 roll_back: Callable[[Text], object] | None = None, steady_s: float = trial.STEADY_S) -> None:
+                 roll_back: Callable[[Text], object] | None = None, steady_s: float = trial.STEADY_S,
+                 paused: Callable[[], object] | None = None) -> None:
         self.path, self.trial, self.check, self.restart = path, under_trial, check, restart
         self.deadline_s, self.period_s, self.clock, self.steady_s = deadline_s, period_s, clock, steady_s
         self.keep = keep or (lambda: trial.keep(path))
         self.roll_back = roll_back or (lambda why: trial.roll_back(path, under_trial, why))
+        self.paused = paused or (lambda: trial.paused(path))
         self.stopped = threading.Event()
-        self.outcome: str | None = None  # "kept" or "rolled back", once decided
+        self.outcome: str | None = None  # "kept", "rolled back" or "paused", once decided
+        self._deciding = threading.Lock()  # one verdict: the watch's, or a clean stop's before it
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -92,8 +97,7 @@ class TrialWatch:
                 now = self.clock()
                 healthy_since = now if healthy_since is None else healthy_since
                 if now - healthy_since >= self.steady_s:
-                    self.keep()
-                    self.outcome = "kept"
+                    self._decide("kept", self.keep)
                     return
                 self.stopped.wait(self.period_s)
                 continue
@@ -101,18 +105,29 @@ class TrialWatch:
             if health.final or self.clock() >= deadline:
                 why = health.why if health.final else Phrase.of("not healthy {seconds} s after the start: {why}",
                                                                seconds=round(self.deadline_s), why=health.why)
-                self.roll_back(why)
-                self.outcome = "rolled back"
-                self.restart()
+                if self._decide("rolled back", functools.partial(self.roll_back, why)):
+                    self.restart()
                 return
             self.stopped.wait(self.period_s)
 
-    def stop(self) -> None:
+    def _decide(self, outcome: str, act: Callable[[], object]) -> bool:
+        """``act`` and note ``outcome``, unless the trial has its verdict already."""
+        with self._deciding:
+            if self.outcome is not None:
+                return False
+            act()
+            self.outcome = outcome
+            return True
+
+    def stop(self, clean: bool = False) -> None:
         """The table is stopping: the trial is decided by the next start (a second start that is
-        not kept rolls it back), not by a check of a table half closed."""
+        not kept rolls it back), not by a check of a table half closed. A ``clean`` stop, asked
+        for, is no death: the trial gets its start back, and waits for its verdict across it."""
         self.stopped.set()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=ASK_S * len(PAGES) + 1)
+        if clean:
+            self._decide("paused", self.paused)
 
 
 def pages_answer(port: int, host: str, tls: bool) -> Health:

@@ -68,7 +68,6 @@ RENEW_S = 60.0  # a session's last use is written down at most this often
 DEVICE_S = 365 * 24 * 3600  # a device cookie's life
 CODE_DIGITS = 6  # the table's code, typed from its screen with the secret
 CODE_KEPT_S = 120.0  # it stays this long after the line was last long: a phone typing it is not cut off
-CODE = "the table's code"  # every try that carries it is counted here too: one address's worth among them all
 
 
 # --- the secret ---------------------------------------------------------------------------
@@ -186,8 +185,10 @@ class Throttle:
     of it that still wait (each told when to come back, and out of the line ``GRACE_S`` after it
     does not), so a new staff phone during a flood is given the next turn, not the flood (5b).
     Whoever is told to wait in that line makes ``code`` (the table's, if it has one) show: a
-    try that carries it is counted as a known device's (``coded``). Doors on other threads may
-    share one (every door to the owner's passphrase: ``lock``)."""
+    try that carries it is counted as a known device's (``coded``), under its own address's limit;
+    a wrong one spends the code (``Door.check``), so a code gives one wrong guess at most and
+    whoever read it cannot use it up for the staff (issue 74). Doors on other threads may share
+    one (every door to the owner's passphrase: ``lock``)."""
 
     def __init__(self, per_address: int, overall: int | None = None,
                  clock: Callable[[], float] = time.monotonic, code: LineCode | None = None) -> None:
@@ -200,27 +201,25 @@ class Throttle:
 
     def wait(self, who: str, known: bool, now: float, coded: bool = False) -> float:
         """Seconds until ``who`` may try again; 0 when it may now. ``coded``: a try from an
-        address that carries the table's code, counted as a known device's, under its address's
-        limit and the code's (``CODE``) both."""
+        address that carries the table's code, counted as a known device's, under its address's limit."""
         with self.lock:
-            return self._wait(who, known or coded, now, coded)
+            return self._wait(who, known or coded, now)
 
     def in_line(self, who: str) -> bool:
         """Whether ``who`` waits in line for the budget of devices never seen (not for its own limit)."""
         with self.lock:
             return who in self._line
 
-    def _wait(self, who: str, known: bool, now: float, coded: bool = False) -> float:
+    def _wait(self, who: str, known: bool, now: float) -> float:
         if len(self._by) > KEPT:
             self._by = {name: tries for name, tries in self._by.items() if tries and now - tries[-1] < WINDOW_S}
             self._history = {name: tries for name, tries in self._history.items()
                              if tries and now - tries[-1] < HISTORY_S}
-        for name in (who, CODE) if coded else (who,):
-            own = _recent(self._by.get(name), now, WINDOW_S)
-            if own is not None and len(own) >= self.per_address:
-                if not known:
-                    self._asked(who, now)
-                return own[0] + WINDOW_S - now
+        own = _recent(self._by.get(who), now, WINDOW_S)
+        if own is not None and len(own) >= self.per_address:
+            if not known:
+                self._asked(who, now)
+            return own[0] + WINDOW_S - now
         if known or self.overall is None:
             return 0.0
         _recent(self._everyone, now, WINDOW_S)
@@ -249,10 +248,9 @@ class Throttle:
         seconds it must, else 0."""
         with self.lock:
             known = known or coded
-            wait = self._wait(who, known, now, coded)
+            wait = self._wait(who, known, now)
             if not wait:
-                for name in (who, CODE) if coded else (who,):
-                    self._by.setdefault(name, deque()).append(now)
+                self._by.setdefault(who, deque()).append(now)
                 self._line.pop(who, None)  # its try is counted: it waits no more (one with the code skipped the line)
                 if not known:
                     self._everyone.append(now)
@@ -272,7 +270,8 @@ class LineCode:
     types it with the secret is counted as a known device, so a flood's line does not hold it up,
     as a router asks for its label's code. It is seen at the table alone: drawn from ``secrets``,
     kept in memory only (never logged, never in an answer), on ``clock``; a login that carries it
-    and gets in uses it up (a new one is drawn)."""
+    uses it up, getting in or not (a new one is drawn): a wrong try with it spends it, so whoever
+    read it over a shoulder cannot lock the staff out with it (issue 74)."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
@@ -300,11 +299,15 @@ class LineCode:
         shown = self.shown()
         return shown is not None and hmac.compare_digest(given.encode(), shown.encode())
 
-    def used(self) -> None:
-        """A login carried it and got in: the screen shows a new one from now on."""
+    def spend(self, given: str) -> bool:
+        """A try carries ``given``: whether it is the code shown now, which is spent at once, right
+        or wrong (the screen shows a new one from now on), so no two tries share it."""
         with self.lock:
-            if self._code is not None:
-                self._code = _drawn()
+            shown = self._code if self._code is not None and self.clock() < self._until else None
+            if shown is None or not hmac.compare_digest(given.encode(), shown.encode()):
+                return False
+            self._code = _drawn()
+            return True
 
 
 def _drawn() -> str:
@@ -551,6 +554,8 @@ class Door:
         if not await self.turns.take():
             return Refused(Why.BUSY, 1)
         try:
+            if coded and not (code is not None and table is not None and table.spend(code)):
+                coded = False  # another try spent it meanwhile: one guess at most a code
             if wait := self.throttle.tried(who, known, self.throttle.clock(), coded):  # counted by others meanwhile
                 return self._too_many(who, wait)
             right = isinstance(tried, str) and await asyncio.to_thread(matches or secret_matches, stored, tried)
@@ -559,8 +564,7 @@ class Door:
         if not right:
             return Refused(Why.WRONG)
         self.throttle.passed(who)
-        if coded and table is not None:
-            table.used()
+        if coded:
             log.warning("%s: %s got in past the line with the code on the table's screen", self.name, who)
         return None
 

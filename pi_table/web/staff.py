@@ -66,7 +66,7 @@ from .auth import (
     keep_secret,
 )
 from .document import KIT_SCRIPT, document
-from .roles import STAFF, Checked, Open, Owner, Role, Route, owner, owners_keys, role, staff, unnamed
+from .roles import OWNER, STAFF, Checked, Open, Owner, Role, Route, owner, owners_keys, role, staff, unnamed
 from .texts import page_texts
 
 log = logging.getLogger("pi_table.web.staff")
@@ -121,9 +121,9 @@ class Settings(Protocol):
         """Replace the settings file the table refused at its start with its last good one; False
         when none is refused."""
 
-    def change_settings(self, changes: dict[str, object], reached: str | None) -> list[Phrase]:
+    def change_settings(self, changes: dict[str, object], reached: str | None, by: str) -> list[Phrase]:
         """Check the file with ``changes`` as ``check-config`` does and, if it passes, write it
-        (atomically) as a trial: the table keeps it only if it is healthy after the restart that
+        (atomically) as a trial of ``by`` (``staff`` or ``owner``, the role the session acts in): the table keeps it only if it is healthy after the restart that
         applies it (``restart``), the page answering on ``reached`` (``reached_on``) too, and puts
         the last good file back by itself if not. The checker's problems, or [] when written."""
 
@@ -435,18 +435,24 @@ class TableCode(Protocol):
     def recovered(self) -> None:
         """The code was used: the screen stops showing it."""
 
-    def wipe_owners_part(self) -> list[str]:
-        """The buttons' reset: everything only the owner held wiped (``daemon.owners_part``), the
-        names of the pieces that held something; a Refusal saying why not (nothing reset then)."""
+    def wipe_owners_part(self, address: str | None) -> list[str]:
+        """The buttons' reset asked from ``address``: the owner told at their notifications'
+        address, then everything only the owner held wiped (``daemon.owners_part``), the names of
+        the pieces that held something; a Refusal saying why not (nothing reset then)."""
 
-    def owner_reset(self, how: str, address: str | None, wiped: list[str]) -> None:
-        """The owner's passphrase was reset (``how``: "buttons" or "recovery"): its lasting notice."""
+    def owner_reset(self, how: str, address: str | None, wiped: list[str], marks: list[str]) -> None:
+        """The owner's passphrase was reset (``how``: "buttons" or "recovery") by the session and
+        phones ``marks`` names: its lasting notice, and its line in the history."""
 
     def owner_notice(self) -> Text | None:
         """The notice of the last reset, until the owner acknowledges it."""
 
-    def acknowledge_reset(self) -> bool:
-        """The owner has seen the notice: it goes. Whether there was one."""
+    def owner_resets(self) -> list[dict[str, object]]:
+        """Every reset kept, oldest first: how, at, from, wiped (each piece's words, msgids), acknowledged."""
+
+    def acknowledge_reset(self, marks: list[str]) -> bool:
+        """The owner has seen the notice: it goes. Whether there was one; a Refusal when it may
+        not go yet, or not from the session or phones ``marks`` names (they made the reset)."""
 
 
 class FakeHelper:
@@ -480,12 +486,12 @@ class FakeTableCode:
     def recovered(self) -> None:
         self.calls.append("recovered")
 
-    def wipe_owners_part(self) -> list[str]:
+    def wipe_owners_part(self, address: str | None) -> list[str]:
         """The buttons' reset: nothing of the owner's here, recorded."""
         self.calls.append("wipe")
         return []
 
-    def owner_reset(self, how: str, address: str | None, wiped: list[str]) -> None:
+    def owner_reset(self, how: str, address: str | None, wiped: list[str], marks: list[str]) -> None:
         self.calls.append(f"owner reset {how}")
         self.notice = Phrase.of("the owner's passphrase was reset with the recovery code at {time} from {address}. "
                                 "The owner acknowledges it on the staff page", time="now", address=address)
@@ -493,7 +499,10 @@ class FakeTableCode:
     def owner_notice(self) -> Text | None:
         return self.notice
 
-    def acknowledge_reset(self) -> bool:
+    def owner_resets(self) -> list[dict[str, object]]:
+        return []
+
+    def acknowledge_reset(self, marks: list[str]) -> bool:
         seen, self.notice = self.notice is not None, None
         return seen
 
@@ -829,7 +838,8 @@ class StaffPage:
         if live:
             problems = await asyncio.to_thread(self.desk.change_at_hand, key, value)
         else:
-            problems = await asyncio.to_thread(self.desk.change_settings, changes, reached_on(request))
+            by = (OWNER if self.owner.left_s(session) else STAFF).value  # who made it: its trial's note keeps it
+            problems = await asyncio.to_thread(self.desk.change_settings, changes, reached_on(request), by)
         if problems:
             found = [refusal(problem, changes, options, lang) for problem in problems]
             return web.json_response({"ok": False, "error": "\n".join(each["error"] for each in found),

@@ -6,7 +6,9 @@ were held (``POST /staff/api/owner/reset`` ``{"code", "passphrase"}``), which fi
 everything only the owner held (``daemon.owners_part``, issue 58): a factory reset of the
 owner's part, never the owner's secrets handed to whoever stands at the table. Either way gives a
 new recovery code, shown once, and leaves a notice (``GET /staff/api/owner/notice``) until the
-owner acknowledges it (``POST`` there). The owner makes a recovery code while unlocked (``POST
+owner acknowledges it (``POST`` there: a buttons' reset's a week after it at the soonest, never
+from the session or a phone that made it, issue 74), and a line in the history the owner reads
+(``GET /staff/api/owner/resets``). The owner makes a recovery code while unlocked (``POST
 /staff/api/owner/recovery``). Giving the passphrase, to act as the owner for a while, is the
 page's own (``/staff/api/owner``); its script (owner.js) asks for it wherever an owner's action
 needs it. docs/cafe/roles.md is the contract.
@@ -23,7 +25,7 @@ from aiohttp import web
 from ...engine.errors import Refusal
 from ...engine.phrase import N_
 from ...ui.i18n import say, translation
-from ..auth import Session, Why
+from ..auth import Session, Why, hashed
 from ..roles import MIN_PASSPHRASE, OWNER_S, Route, new_recovery_code, owner, set_passphrase, staff
 from ..staff import WRONG_CODE, Section, StaffPage, TableCode, bad, language, log, owner_refused, refused
 
@@ -59,6 +61,11 @@ TEXTS: tuple[str, ...] = (
     N_("The owner's passphrase was reset: the table restarts now, without the owner's secrets."),
     N_("Acknowledge"),
     N_("The notice is acknowledged."),
+    N_("Resets of the owner's passphrase"),
+    N_("{time}: with the recovery code, from {address}"),
+    N_("{time}: with the table's buttons, from {address}; wiped: {wiped}"),
+    N_("acknowledged {time}"),
+    N_("not acknowledged yet"),
 )
 
 
@@ -77,7 +84,8 @@ class OwnerSection(Section[TableCode], name="owner", script="owner.js", texts=TE
                 staff("POST", "/staff/api/owner/reset", self._reset_passphrase),  # with the code on the table's screen
                 owner("POST", "/staff/api/owner/recovery", self._new_recovery),  # a new recovery code, shown once
                 staff("GET", "/staff/api/owner/notice", self._notice),  # the last reset, until acknowledged
-                owner("POST", "/staff/api/owner/notice", self._acknowledge)]
+                owner("POST", "/staff/api/owner/notice", self._acknowledge),
+                owner("GET", "/staff/api/owner/resets", self._resets)]  # every reset: when, from where, what was wiped
 
     async def _passphrase(self, request: web.Request, session: Session) -> web.StreamResponse:
         """``{"old", "new"}``: the owner's passphrase changed, given the one it replaces (tried
@@ -113,7 +121,7 @@ class OwnerSection(Section[TableCode], name="owner", script="owner.js", texts=TE
             if checked is not None:
                 return refused(checked, lang)
             answer = self._new_passphrase(session, body["passphrase"], lang, recovery=True)
-        await asyncio.to_thread(self.table.owner_reset, "recovery", request.remote, [])
+        await asyncio.to_thread(self.table.owner_reset, "recovery", request.remote, [], self._marks(request, session))
         log.warning("staff page: the owner's passphrase was reset with the recovery code, from %s", request.remote)
         return answer
 
@@ -140,7 +148,7 @@ class OwnerSection(Section[TableCode], name="owner", script="owner.js", texts=TE
                 return refused(checked, lang)
             await asyncio.to_thread(self.table.recovered)
             try:
-                wiped = await asyncio.to_thread(self.table.wipe_owners_part)
+                wiped = await asyncio.to_thread(self.table.wipe_owners_part, request.remote)
             except Refusal as e:
                 log.error("staff page: the owner's passphrase was not reset from %s: %s", request.remote, e)
                 return web.json_response({"ok": False, "error": say(e.phrase, lang)}, status=409)
@@ -148,7 +156,7 @@ class OwnerSection(Section[TableCode], name="owner", script="owner.js", texts=TE
                 answer = self._keep(session, body["passphrase"], recovery=True)
             except Refusal as e:
                 return bad(say(e.phrase, lang))
-        await asyncio.to_thread(self.table.owner_reset, "buttons", request.remote, wiped)
+        await asyncio.to_thread(self.table.owner_reset, "buttons", request.remote, wiped, self._marks(request, session))
         log.warning("staff page: the owner's passphrase was reset with the code from the table's screen, from %s; "
                     "the owner's part was wiped first", request.remote)
         return await self.page.then_restart(request, {**answer, "restarting": True})
@@ -167,10 +175,31 @@ class OwnerSection(Section[TableCode], name="owner", script="owner.js", texts=TE
         return web.json_response({"notice": None if notice is None else say(notice, language(request))})
 
     async def _acknowledge(self, request: web.Request, session: Session) -> web.Response:
-        """The owner has seen the notice: it leaves the screen, the page and the reports."""
-        seen = await asyncio.to_thread(self.table.acknowledge_reset)
+        """The owner has seen the notice: it leaves the screen, the page and the reports; 403 and
+        why while it stands (``owner_notice.acknowledge``)."""
+        try:
+            seen = await asyncio.to_thread(self.table.acknowledge_reset, self._marks(request, session))
+        except Refusal as e:
+            log.warning("staff page: the notice of the owner's reset not acknowledged from %s: %s", request.remote, e)
+            return web.json_response({"ok": False, "error": say(e.phrase, language(request))}, status=403)
         log.warning("staff page: the owner acknowledged the reset of the passphrase from %s", request.remote)
         return web.json_response({"ok": True, "acknowledged": seen})
+
+    async def _resets(self, request: web.Request, session: Session) -> web.Response:
+        """Every reset of the owner's passphrase kept, the newest first, its wiped pieces in the page's language."""
+        gettext = translation(language(request)).gettext
+        kept = await asyncio.to_thread(self.table.owner_resets)
+        return web.json_response({"resets": [
+            {"how": str(entry.get("how")), "at": entry.get("at"), "from": str(entry.get("from", "?"))[:60],
+             "wiped": [gettext(str(words)) for words in wiped] if isinstance(wiped := entry.get("wiped"), list) else [],
+             "acknowledged": entry.get("acknowledged")} for entry in reversed(kept)]}, headers=PRIVATE)
+
+    def _marks(self, request: web.Request, session: Session) -> list[str]:
+        """The session and the phones (the staff's and the owner's device cookies) ``request``
+        comes from, as a reset's notice knows them: hashes, never the cookies."""
+        devices = (("staff", self.page.gate.door.device(request)), ("owner", self.page.owner.door.device(request)))
+        return [hashed(f"session {session.csrf}"),
+                *(hashed(f"{name} device {device}") for name, device in devices if device is not None)]
 
     def _new_passphrase(self, session: Session, passphrase: str, lang: str, recovery: bool = False) -> web.Response:
         """``_keep``'s answer, or why the passphrase will not do."""

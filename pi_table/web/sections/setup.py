@@ -37,7 +37,7 @@ from ...engine.views import LANGUAGES
 from ...release.network import password_problem, ssid_problem
 from ...release.stick import NEWEST, NIGHTLY
 from ...ui.i18n import say, translation
-from ..auth import Door, Throttle, Why
+from ..auth import CODE_DIGITS, CodeRefused, Door, Throttle, Why, code_given
 from ..document import document
 from ..roles import MIN_PASSPHRASE, Route, new_recovery_code, open_to_all
 from ..staff import (
@@ -68,6 +68,7 @@ SETUP_TEXTS: tuple[str, ...] = (
     N_("Set up this table"),
     N_("The table's screen shows a code: type it here, then choose how the table is run."),
     N_("Code on the table's screen"),
+    N_("Phones are waiting in line: the second code the table's screen shows"),
     N_("Table name"),
     N_("letters, digits, - and _: how the café's tables tell this one apart"),
     N_("Language of the table"),
@@ -171,8 +172,9 @@ class SetupPage(Section[SetupDesk | None], name="setup", texts=SETUP_TEXTS):
         super().__init__(page, table)
         self.desk = table
         gate = page.gate
-        self.door = Door("setup", lambda: None, COOKIE, "/setup",
-                         Throttle(ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, gate.clock), gate.door.key, gate.turns)
+        self.door = Door("setup", lambda: None, COOKIE, "/setup",  # past a flood's line with the staff page's code
+                         Throttle(ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, gate.clock, page.line_code), gate.door.key,
+                         gate.turns)
         self._setup_js = static_file("setup.js")
         self._body = static_file("setup.html").decode()
         self._one = asyncio.Lock()  # one set-up at a time: the second finds the table set up
@@ -242,7 +244,7 @@ class SetupPage(Section[SetupDesk | None], name="setup", texts=SETUP_TEXTS):
         if said or not isinstance(form, Form):
             return _refused_fields(sorted(said, key=_in_page_order))
         async with self._one:
-            if (turned := await self._code(request, body["code"], lang)) is not None:
+            if (turned := await self._code(request, body, lang)) is not None:
                 return turned
             problems, notes = await asyncio.to_thread(desk.set_up, form, request.remote)
             recovery = None if problems or self.page.folder is None else \
@@ -256,14 +258,22 @@ class SetupPage(Section[SetupDesk | None], name="setup", texts=SETUP_TEXTS):
                   "staff": "/staff" if joining is None else desk.staff_address(), "recovery_code": recovery}
         return await self.page.then_restart(request, answer)
 
-    async def _code(self, request: web.Request, code: str, lang: str) -> web.Response | None:
-        """The code on the table's screen tried through the set-up's door (its tries counted as
-        logins): None when it is right, else the answer that turns the phone away."""
+    async def _code(self, request: web.Request, body: dict[str, Any], lang: str) -> web.Response | None:
+        """The code on the table's screen (``body``'s ``code``) tried through the set-up's door (its
+        tries counted as logins), with the code past a flood's line its screen shows too (``line``,
+        as the staff page's login takes it: issue 74): None when it is right, else the answer that
+        turns the phone away."""
         desk = self._waiting()
         waiting = None if desk is None else desk.waiting
         if waiting is None:
             raise web.HTTPNotFound(text="")
-        checked = await self.door.check(request, code, lambda stored, tried: waiting.matches(tried))
+        try:
+            line = code_given(body.get("line"))
+        except CodeRefused as e:
+            return web.json_response({"ok": False, "error": translation(lang).gettext(str(e)).format(digits=CODE_DIGITS),
+                                      "field": "line"}, status=400, headers=PRIVATE)
+        checked = await self.door.check(request, body["code"], lambda stored, tried: waiting.matches(tried),
+                                        code=line)
         if checked is not None and checked.why is Why.WRONG:
             log.warning("set-up page: a wrong code from %s", request.remote)
             return web.json_response({"ok": False, "error": translation(lang).gettext(WRONG_CODE), "field": "code"},
@@ -296,7 +306,7 @@ class SetupPage(Section[SetupDesk | None], name="setup", texts=SETUP_TEXTS):
         if backup != NEWEST and not NIGHTLY.fullmatch(backup):
             return _refused_fields([("restore", say(Phrase.of(STICK_NAME), lang))])
         async with self._one:
-            if (turned := await self._code(request, body["code"], lang)) is not None:
+            if (turned := await self._code(request, body, lang)) is not None:
                 return turned
             problem = await asyncio.to_thread(desk.stick.ask, backup)
         if problem is not None:

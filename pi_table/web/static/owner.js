@@ -2,10 +2,10 @@
 // owner, the passphrase given to unlock the owner's actions (asked for wherever one needs it, and
 // the action done again once given) or to lock them again, and the passphrase changed or, forgotten,
 // set again with the owner's recovery code or reset with the code on the table's screen (which
-// wipes the owner's part first); the notice a reset leaves until the owner acknowledges it, and a
-// new recovery code made, shown once. A section's script (web/sections/owner.py): the page loads
+// wipes the owner's part first); the notice a reset leaves until the owner acknowledges it, the
+// history of the resets (the owner's), and a new recovery code made, shown once. A section's script (web/sections/owner.py): the page loads
 // it after staff.js.
-import { $, actingOn, api, backAfterRestart, el, formField, label, ownerIs, ownersAction, resume, say, section, setText, t, worded } from "./staff.js";
+import { $, actingOn, api, backAfterRestart, el, formField, label, ownerIs, ownersAction, resume, say, section, setText, t, when, worded } from "./staff.js";
 
 function ownerSection() {
   return el("section", { id: "owner-section", "aria-labelledby": "owner-title" },
@@ -39,6 +39,9 @@ function ownerSection() {
         ...formField("passphrase-recovery", "The recovery code you wrote down at the set-up", { autocomplete: "off", autocapitalize: "characters", spellcheck: "false", required: "" }),
         ...newPassphrase("passphrase-recover"),
         worded("button", "Set the new passphrase", { type: "submit" }))),
+    el("details", { id: "owner-resets", hidden: "" },  // the owner's: shown while this phone acts as the owner
+      worded("summary", "Resets of the owner's passphrase"),
+      el("ul", { id: "owner-resets-list" })),
     el("details", { id: "passphrase-reset" },
       worded("summary", "Forgot the owner's passphrase?"),
       worded("p", "Hold both buttons while the table starts: its screen shows a code for 10 minutes. This wipes everything only the owner set: the fleet's and the broker's passwords, the release keys the owner added, the nightly backups. The table restarts after.", { class: "note" }),
@@ -103,12 +106,24 @@ function drawNotice(notice) {
   setText($("owner-notice-text"), notice || "");
 }
 
+// Every reset of the owner's passphrase the table keeps: when, how, from where, what was wiped.
+function drawResets(resets) {
+  const at = (time) => (time ? when(new Date(time * 1000)) : "?");
+  $("owner-resets").hidden = !resets || !resets.length;
+  $("owner-resets-list").replaceChildren(...(resets || []).map((reset) => el("li", { text: [
+    reset.how === "recovery" ? t("{time}: with the recovery code, from {address}", { time: at(reset.at), address: reset.from })
+      : t("{time}: with the table's buttons, from {address}; wiped: {wiped}", { time: at(reset.at), address: reset.from, wiped: reset.wiped.join("; ") || "—" }),
+    reset.acknowledged ? t("acknowledged {time}", { time: at(reset.acknowledged) }) : t("not acknowledged yet")].join(" · ") })));
+}
+
 // Exported: tests/test_a11y.py runs the page's own refreshes on demand; no script imports it.
 export async function loadOwner(background = false) {
   const [answer, notice] = await Promise.all([api("GET", "/staff/api/owner", undefined, background),
     api("GET", "/staff/api/owner/notice", undefined, background)]);
   if (answer.ok) drawOwner(answer.data);
   if (notice.ok) drawNotice(notice.data.notice);
+  const resets = answer.ok && answer.data.left_s > 0 ? await api("GET", "/staff/api/owner/resets", undefined, background) : null;
+  drawResets(resets && resets.ok ? resets.data.resets : null);
 }
 
 // The sections that show the owner's parts (the releases, the files) hear of the owner's state.
@@ -167,6 +182,7 @@ $("recovery-make").addEventListener("click", () => ownersAction(() => api("POST"
 $("owner-notice-ack").addEventListener("click", () => ownersAction(() => api("POST", "/staff/api/owner/notice"), () => {
   drawNotice(null);
   say(t("The notice is acknowledged."));
+  return loadOwner();
 }));
 $("owner-end").addEventListener("click", async () => {
   const answer = await api("POST", "/staff/api/owner", { end: true });

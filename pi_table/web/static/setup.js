@@ -97,8 +97,9 @@ async function lookOnStick(name) {
   drawStick({ looking: true });
   try {
     const answer = await fetch(`/setup/api/stick?lang=${lang}`, { method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ code: $("code").value, backup: name }) });
+      body: JSON.stringify({ code: $("code").value, line: lineCode(), backup: name }) });
     const data = await answer.json();
+    if (data.line) $("line-field").hidden = false;  // a flood's line: the screen shows a code that skips it
     if (!data.ok) {
       drawStick({ outcome: "failed", why: data.error });
       if (data.field === "code") result("", [{ field: "code", error: data.error }]);
@@ -145,16 +146,21 @@ function fromBackup() {
   $("own-settings").hidden = $("pin-part").hidden = Boolean(restoring);
 }
 
+// The code past a flood's line, once the page was told phones wait in line (as the staff login's).
+function lineCode() {
+  return $("line-field").hidden ? "" : $("line").value.trim();
+}
+
 async function submit(event) {
   event.preventDefault();
   const ssid = $("ssid").value.trim();
   const restoring = copied && $("use-backup").checked;
   const body = restoring ? {  // the backup brings the name, the language and the staff PIN
-    code: $("code").value, restore: copied, zone: $("zone").value,
+    code: $("code").value, line: lineCode(), restore: copied, zone: $("zone").value,
     passphrase: $("passphrase").value, passphrase_again: $("passphrase-again").value,
     wifi: ssid ? { ssid, password: $("wifi-password").value } : null,
   } : {  // the table checks every field, the two "again" among them, and names each problem
-    code: $("code").value, name: $("name").value, language: $("language").value, zone: $("zone").value,
+    code: $("code").value, line: lineCode(), name: $("name").value, language: $("language").value, zone: $("zone").value,
     pin: $("pin").value, pin_again: $("pin-again").value,
     passphrase: $("passphrase").value, passphrase_again: $("passphrase-again").value,
     wifi: ssid ? { ssid, password: $("wifi-password").value } : null,
@@ -171,6 +177,7 @@ async function submit(event) {
   } finally {
     $("submit").disabled = false;
   }
+  if (data && data.line) $("line-field").hidden = false;  // a flood's line: the screen shows a code that skips it
   if (!answer || !answer.ok || !data || !data.ok) {
     const problems = data && data.problems ? data.problems : [{ field: data && data.field ? data.field : "code",
       error: data && data.error ? data.error : `HTTP ${answer ? answer.status : "?"}` }];
