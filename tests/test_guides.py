@@ -1,6 +1,6 @@
 """The guides' promises held by the suite (issue 77, 1): the game docs/dev/adding-a-game.md writes
 (Codenames with timer tokens: its own rules class, option and way to end), added to a copy of this
-tree as the guide says (its module, its import and its one line in ``GAMES``), passes every fast
+tree as the guide says (its module, its import and its one line in ``GAMES``, its Italian), passes every fast
 test that reads the games' registry, unedited. Before, put in ``GAMES``, it failed 12 of them in 8
 files: five built the shared ``Rules(game=...)`` for every game, one compared a hand-kept list of
 endings with every game's, and others kept lists by hand."""
@@ -21,17 +21,18 @@ from helpers import ROOT
 pytestmark = pytest.mark.slow
 GUIDE = ROOT / "docs" / "dev" / "adding-a-game.md"
 SECTION = "## An option and a way to end of its own\n"
-TREE = ("pi_table", "tests", "docs", "firmware", "hardware", "pyproject.toml")
-"""What a run of the tests needs of a checkout."""
+LEFT_OUT = (".git", ".venv", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis", "__pycache__", "*.egg-info")
+"""What a copy of the checkout leaves out: history, the environment and the tools' caches."""
 REGISTRY = re.compile(r"^from pi_table\.engine(\.games import| import .*\bgames\b)", re.MULTILINE)
 """How a test file reads the games' registry: the tests run on the copy are those that do."""
 
 
-def the_guides_blocks() -> tuple[str, str]:
-    """The guide's module and its registry's lines (the first two Python blocks of its section)."""
-    section = GUIDE.read_text(encoding="utf-8").split(SECTION, 1)[1]
+def the_guides_blocks() -> tuple[str, str, str]:
+    """The guide's module, its registry's lines (the first two Python blocks of its section) and
+    its catalogue entries (the section's first block of a .po)."""
+    section = GUIDE.read_text(encoding="utf-8").split(SECTION, 1)[1].split("\n## ", 1)[0]
     blocks = [block.split("```", 1)[0] for block in section.split("```python\n")[1:3]]
-    return blocks[0], blocks[1]
+    return blocks[0], blocks[1], section.split("```po\n", 1)[1].split("```", 1)[0]
 
 
 def registered(games: str, lines: str) -> str:
@@ -53,18 +54,16 @@ def readers_of_the_registry(tests: Path) -> list[str]:
 
 def test_the_guides_game_added_to_a_copy_of_the_tree_passes_every_test_that_reads_the_registry(tmp_path):
     tree = tmp_path / "tree"
-    for name in TREE:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, tree / name, symlinks=True,
-                            ignore=shutil.ignore_patterns("__pycache__", ".hypothesis", ".pytest_cache"))
-        else:
-            tree.mkdir(exist_ok=True)
-            shutil.copy2(source, tree / name)
-    module, lines = the_guides_blocks()
+    shutil.copytree(ROOT, tree, symlinks=True, ignore=shutil.ignore_patterns(*LEFT_OUT))
+    module, lines, italian = the_guides_blocks()
     (tree / "pi_table" / "engine" / "tokens.py").write_text(module, encoding="utf-8")
     games = tree / "pi_table" / "engine" / "games.py"
     games.write_text(registered(games.read_text(encoding="utf-8"), lines), encoding="utf-8")
+    catalogue = tree / "pi_table" / "ui" / "locale" / "it" / "LC_MESSAGES" / "pi_table.po"
+    catalogue.write_text(catalogue.read_text(encoding="utf-8") + "\n" + italian, encoding="utf-8")
+    merged = subprocess.run([sys.executable, "-m", "pi_table.ui.messages"], cwd=tree, capture_output=True, text=True,
+                            timeout=300)
+    assert merged.returncode == 0 and "needs its translation" not in merged.stdout, merged.stdout + merged.stderr
     readers = readers_of_the_registry(tree / "tests")
     assert "test_games.py" in readers and "test_properties.py" in readers  # the walk finds them
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--fast", "-n", "2",
