@@ -26,6 +26,8 @@ from helpers import (
     with_drawn_key,
 )
 
+pytest_plugins = ("left_behind",)  # no test leaves a process behind
+
 
 @dataclass
 class Played:

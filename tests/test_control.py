@@ -5,7 +5,7 @@ the watchdog pings (issue 12, item 1).
 - ``accept`` failing for want of file descriptors (a real ``EMFILE``) is retried, and the
   socket answers again once descriptors are free;
 - a client that dawdles over its request blocks no one: 200 concurrent ``status`` calls are
-  all answered while it dawdles, and it is dropped at its read deadline;
+  all answered while it dawdles, and it is dropped at its read deadline (on the socket's clock);
 - the control socket's, the companion's and the touch reader's threads: killed or stalled,
   each stops the ``WATCHDOG=1`` pings on a real notify socket.
 
@@ -300,11 +300,9 @@ def table(tmp_path):
     systemd.socket.close()
 
 
-def dawdle(path: Path, every: float = 0.5, give_up_s: float = 15.0) -> tuple[bytes, float]:
-    """Connect and send a request one byte at a time, never its end; what the server said and
-    how long it took to hang up."""
-    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    client.connect(str(path))
+def dawdle(client: socket.socket, every: float = 0.5, give_up_s: float = 60.0) -> bytes:
+    """Send a request on ``client`` one byte at a time, never its end: what the server said
+    before it hung up (``give_up_s``, a bound on a failure only)."""
     began, said = time.monotonic(), b""
     client.settimeout(every)
     with client:
@@ -321,48 +319,46 @@ def dawdle(path: Path, every: float = 0.5, give_up_s: float = 15.0) -> tuple[byt
             if not chunk:
                 break
             said += chunk
-    return said, time.monotonic() - began
+    return said
 
 
 @pytest.mark.daemon
 def test_a_dawdling_client_blocks_no_one_and_is_dropped_at_its_deadline(table):
+    """On the control socket's clock, moved by hand: 200 concurrent ``status`` calls are all
+    answered while a dawdler that came first is still within its deadline, and it is dropped, in
+    words, once the clock passes it. On the wall's clock the test measured both: 200 threads
+    answered in this one process took longer than a deadline on a loaded machine."""
     daemon, start = table
-    # a deadline of 6 s, not the 2 s a table uses: 200 threads answered in this one process
-    # may take more than 2 s on a loaded machine, and the test is that they finish first
-    daemon.control.deadline_s = 6.0
+    clock = ManualClock()
+    daemon.control = ControlServer(daemon.config.paths.socket, daemon.answer, clock=clock)
     start()
     path = daemon.config.paths.socket
-    dawdler: list = []
-    threading.Thread(target=lambda: dawdler.append(dawdle(path)), daemon=True).start()
-    time.sleep(0.1)  # the dawdler is in first
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.connect(str(path))  # the dawdler is in the listen queue first
+    dawdler: list[bytes] = []
+    threading.Thread(target=lambda: dawdler.append(dawdle(client)), daemon=True).start()
     barrier = threading.Barrier(200)
-    outcomes: list[tuple[str, float]] = []
+    outcomes: list[str] = []
 
     def ask():
         barrier.wait()
         try:
-            request(path, "status", timeout=10)
-            outcomes.append(("answered", time.monotonic()))
+            request(path, "status", timeout=30)
+            outcomes.append("answered")
         except Exception as e:  # refused or failed: counted and shown
-            outcomes.append((f"{type(e).__name__}: {e}", time.monotonic()))
+            outcomes.append(f"{type(e).__name__}: {e}")
 
-    began = time.monotonic()
     askers = [threading.Thread(target=ask) for _ in range(200)]
     for asker in askers:
         asker.start()
     for asker in askers:
-        asker.join(20)
-    wait_for(lambda: dawdler, "the dawdler to be dropped", timeout=15)
-    said, dropped_after = dawdler[0]
-    answered = [when for what, when in outcomes if what == "answered"]
-    last = max(answered, default=began) - began
-    print(f"\n200 concurrent status with a dawdler: {len(answered)} answered, {200 - len(answered)} not"
-          f" (the last after {last:.2f} s); the dawdler dropped after {dropped_after:.2f} s")
-    assert len(answered) == 200, sorted({what for what, _ in outcomes if what != "answered"})
-    assert last < dropped_after  # all answered while the dawdler was still connected
+        asker.join(60)
+    assert outcomes.count("answered") == 200, sorted(set(outcomes) - {"answered"})
+    assert dawdler == []  # still connected: its deadline has not come on the socket's clock
+    clock.advance(daemon.control.deadline_s)
+    [said] = wait_for(lambda: dawdler, "the dawdler to be dropped once its deadline passed", timeout=30)
     refusal = json.loads(said)
-    assert refusal["ok"] is False and "no whole request" in refusal["error"]
-    assert 5.5 < dropped_after < 9.0
+    assert refusal["ok"] is False and "no whole request within 2 s" in refusal["error"]
 
 
 def knock(path: Path) -> None:
@@ -429,6 +425,12 @@ def broken_port(released):
     return open_port
 
 
+SAID_WITHIN_S = 30.0
+"""How long a sickness may take to reach systemd's status: a bound on a failure only. It is found
+at the loop's next wake after a stall of ``stall_s`` (0.5 s here), under a second on an idle machine;
+a bound of 5 s on the wall's clock made the outcome depend on what else the machine ran."""
+
+
 @pytest.mark.daemon
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 @pytest.mark.parametrize("sicken", [kill_control, stall_control, stall_companion, end_companion, break_touch_reader])
@@ -442,7 +444,7 @@ def test_a_needed_thread_that_dies_or_stalls_stops_the_watchdog_pings(table, mon
         for _ in range(3):  # healthy: the pings come
             assert systemd.next("WATCHDOG", timeout=2) == "1"
         which = sicken(daemon, monkeypatch, released)
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + SAID_WITHIN_S
         while (status := systemd.next("STATUS", timeout=deadline - time.monotonic())) is not None and which not in status:
             pass  # the start's own last word (the phones' address), late on a loaded machine, may come first
         assert status is not None and which in status, status

@@ -119,7 +119,7 @@ def test_every_game_says_who_plays_it_how_it_is_won_and_its_cards(name):
     if engine_games.kind_of(name) != "grid":
         assert cards is None
         return
-    game = make_game(Rules(game=name))
+    game = make_game(engine_games.entry(name).rules_from({}))  # its own rules' class
     key = game.deal(random.Random(52))
     assert sorted((key.count("R"), key.count("B"))) == sorted((cards.first, cards.second))
     assert (key.count("N"), key.count("A"), key.count(".")) == (cards.bystanders, cards.assassins, cards.dark)
@@ -646,25 +646,49 @@ TOKENS_GAME = the_guides_game()
 TokenRules, WithTokens, TOKENS_SPENT = TOKENS_GAME.TokenRules, TOKENS_GAME.WithTokens, TOKENS_GAME.TOKENS_SPENT
 
 
-def test_a_games_own_option_reaches_its_rules_from_the_command_line_with_no_line_of_its_own(monkeypatch):
-    """Issue 61.3: the command line's options are its games' descriptions' rules, so a game's own
-    option is a flag, reaches its own rules class, and is refused for a game that does not take it."""
-    monkeypatch.setitem(engine_games.GAMES, WithTokens.name, engine_games.GameEntry.grid(WithTokens, TokenRules))
-    monkeypatch.setattr(cli_options, "NAMES", engine_games.names())  # fixed at the start: read again
+def another_value(choice) -> object:
+    """A value of ``choice`` other than its default: what a player asks for when giving it."""
+    if choice.kind == "bool":
+        return not choice.default
+    if choice.values:
+        return next(value for value in choice.values if value != choice.default)
+    low, high = (int(end) if choice.kind == "int" else end for end in choice.span)
+    return high if choice.default != high else low
+
+
+@pytest.mark.parametrize("game", engine_games.NAMES)
+def test_each_games_options_reach_its_own_rules_from_the_command_line_and_are_refused_for_another(game):
+    """Issue 61.3: the command line's options are the games' descriptions' rules, so a game's own
+    option (the guide's ``--tokens``) is a flag with no line of the command line's, reaches the
+    game's own rules class, and is refused for a game that does not take it, naming those that do."""
     parser = argparse.ArgumentParser(exit_on_error=False)
     cli_options.game_options(parser, every_game=True)
-    args = parser.parse_args(["--game", WithTokens.name, "--tokens", "5", "--three-player"])
-    cli_options.refuse_other_games_options(parser, args)
-    rules = cli_options.rules_of(args)
-    assert (type(rules), rules.tokens, rules.three_player) == (TokenRules, 5, True)
-    assert isinstance(make_game(rules), WithTokens)
-    assert "timer tokens, 1 to 15 (default: 9)" in parser.format_help()
-    refused = parser.parse_args(["--game", "codenames", "--tokens", "5"])
-    with pytest.raises(SystemExit), contextlib.redirect_stderr(io.StringIO()) as said:
-        cli_options.refuse_other_games_options(parser, refused)
-    assert "--tokens: an option of codenames-tokens; codenames takes" in said.getvalue()
-    with pytest.raises(InvalidRules, match="tokens is a whole number from 1 to 15, not 0"):
-        TokenRules(game=WithTokens.name, tokens=0)
+    own_rules = engine_games.entry(game).rules()
+    for choice in (choice for choice in engine_games.described(game).options if choice.rule):
+        value = another_value(choice)
+        flag = ["--" + choice.name.replace("_", "-"), *([] if choice.kind == "bool" else [str(value)])]
+        args = parser.parse_args(["--game", game, *flag])
+        cli_options.refuse_other_games_options(parser, args)
+        rules = cli_options.rules_of(args)
+        assert (type(rules), getattr(rules, choice.name)) == (own_rules, value), flag
+        owners = [name for name in engine_games.NAMES if choice in engine_games.described(name).options]
+        for other in (name for name in engine_games.NAMES if name not in owners):
+            refused = parser.parse_args(["--game", other, *flag])
+            with pytest.raises(SystemExit), contextlib.redirect_stderr(io.StringIO()) as said:
+                cli_options.refuse_other_games_options(parser, refused)
+            assert f"{flag[0]}: an option of {', '.join(owners)}; {other} takes" in said.getvalue()
+
+
+@pytest.mark.parametrize("ending", engine_games.terminations(), ids=str)
+def test_every_way_to_end_is_read_by_the_night_and_the_fleet(ending):
+    """Issue 61.3: what reads a finished game's code (the night's record, the fleet's schema) asks
+    the registry, so a game's own way to end (the guide's ``tokens_spent``) is read with no line of
+    theirs while its game is registered."""
+    view = {"game": engine_games.NAMES[0], "termination": ending.value, "winner": "red", "losers": ["blue"],
+            "score": None}
+    recorded = night_games.from_view("g1", "t1", ("Lupi", "Orsi"), view, 1, 0.0)
+    assert recorded is not None and night_games.Game.from_json(recorded.to_json()).termination is ending
+    assert fleet_schema.TERMINATION.fits(ending.value) and engine_games.termination(ending.value) is ending
 
 
 def test_a_games_own_way_to_end_is_played_said_and_read_with_no_line_of_the_shared_endings(monkeypatch, play):
@@ -680,15 +704,14 @@ def test_a_games_own_way_to_end_is_played_said_and_read_with_no_line_of_the_shar
         TOKENS_SPENT, "tokens_spent", "red", ["blue"])
     assert view["reason"] == "blue spent the last timer token"
     assert engine_games.termination("tokens_spent") is TOKENS_SPENT and TOKENS_SPENT in engine_games.terminations()
-    recorded = night_games.from_view("g1", "t1", ("Lupi", "Orsi"), view, 1, 0.0)
-    assert recorded is not None and night_games.Game.from_json(recorded.to_json()).termination is TOKENS_SPENT
     assert fleet_schema.TERMINATION.fits("tokens_spent")
     impostor = replace(WithTokens.description, endings=(Termination("assassin", "an assassin of its own"),))
     monkeypatch.setitem(engine_games.GAMES, "impostor", replace(engine_games.GAMES[WithTokens.name], name="impostor",
                                                                  description=impostor))
     with pytest.raises(ValueError, match="impostor's way to end 'assassin' has the code of another"):
         engine_games.terminations()
-    monkeypatch.undo()
+    unregistered = {name: game for name, game in engine_games.GAMES.items() if name not in ("impostor", WithTokens.name)}
+    monkeypatch.setattr(engine_games, "GAMES", unregistered)  # a tree that registers it too: the registry's order kept
     assert not fleet_schema.TERMINATION.fits("tokens_spent")
     with pytest.raises(UnknownTermination, match="a game's termination is one of all_agents_found"):
         engine_games.termination("tokens_spent")

@@ -5,6 +5,7 @@ depth failed too (issue 66's flake)."""
 
 from __future__ import annotations
 
+import ast
 import json
 
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from pi_table.files import MAX_JSON_NESTING, TooDeep, read_json, sealed_line
 
-from helpers import JOURNAL_VERSION_1
+from helpers import JOURNAL_VERSION_1, ROOT, parsed
 
 
 @pytest.mark.parametrize("opening", ["[", "{\"a\": "])
@@ -93,3 +94,53 @@ def test_within_the_bound_it_reads_what_json_loads_reads(value, ascii_only, as_b
     else:
         with pytest.raises(TooDeep):
             read_json(document)
+
+
+def json_reads_around_the_reader(tree: ast.Module) -> list[int]:
+    """The lines of ``tree`` that parse JSON other than through ``read_json``: ``json.loads`` and
+    ``json.load`` (by whatever name the module or the function is imported), a ``JSONDecoder``, and an
+    HTTP body's ``.json()`` (aiohttp's, requests') not given ``loads=read_json``."""
+    modules, functions = {"json"}, set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules |= {alias.asname or alias.name for alias in node.names if alias.name == "json"}
+        elif isinstance(node, ast.ImportFrom) and node.module == "json":
+            functions |= {alias.asname or alias.name for alias in node.names
+                          if alias.name in ("loads", "load", "JSONDecoder")}
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        call = node.func
+        if isinstance(call, ast.Name) and call.id in functions \
+                or isinstance(call, ast.Attribute) and isinstance(call.value, ast.Name) and call.value.id in modules \
+                and call.attr in ("loads", "load", "JSONDecoder") \
+                or isinstance(call, ast.Attribute) and call.attr == "json" and not any(
+                    keyword.arg == "loads" and isinstance(keyword.value, ast.Name) and keyword.value.id == "read_json"
+                    for keyword in node.keywords):
+            found.append(node.lineno)
+    return found
+
+
+def test_every_json_the_table_reads_goes_through_the_one_reader():
+    """What the table parses as JSON (a request, a file, a program's answer, a broker's message,
+    a page's body) is outside input, whoever wrote it last: its depth bounded first, by ``read_json``.
+    A ``json.loads`` anywhere else goes around the bound, as the staff page's body did (issue 66)."""
+    package = ROOT / "pi_table"
+    around = [f"{path.relative_to(ROOT)}:{line}" for path in sorted(package.rglob("*.py"))
+              if path != package / "files.py" for line in json_reads_around_the_reader(parsed(path))]
+    assert around == []
+
+
+@pytest.mark.parametrize("source", [
+    "import json\njson.loads(text)", "import json as j\nj.load(handle)", "from json import loads\nloads(text)",
+    "from json import loads as parse\nparse(text)", "import json\njson.JSONDecoder().decode(text)",
+    "async def f(request):\n    return await request.json()", "async def f(answer):\n    return await answer.json(loads=json.loads)",
+])
+def test_the_walk_finds_each_way_of_reading_json_around_the_reader(source):
+    assert json_reads_around_the_reader(ast.parse(source)) != []
+
+
+def test_the_walk_lets_the_reader_through():
+    source = "from .files import read_json\nasync def f(request):\n    return read_json(await request.read()), await request.json(loads=read_json)"
+    assert json_reads_around_the_reader(ast.parse(source)) == []

@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 
 from pi_table.engine import InvalidKey, Key, Rules, Team, make_game
-from pi_table.engine.games import names_of
+from pi_table.engine.games import entry, names_of
 
 GRID_GAMES = names_of("grid")  # every game played on the grid, as registered
 
@@ -64,7 +64,7 @@ def dealt(rules: Rules, seed: int = 2024) -> list[Key]:
 
 @pytest.mark.parametrize("game", GRID_GAMES)
 def test_deal_is_reproducible_from_the_seed(game):
-    deal = make_game(Rules(game=game)).deal
+    deal = make_game(entry(game).rules_from({})).deal
     first = [deal(random.Random(seed)) for seed in range(20)]
     assert first == [deal(random.Random(seed)) for seed in range(20)]
     assert len({key.cells for key in first}) == 20
@@ -72,7 +72,7 @@ def test_deal_is_reproducible_from_the_seed(game):
 
 @pytest.mark.parametrize("game", GRID_GAMES)
 def test_dealt_keys_are_valid_keys(game):
-    game = make_game(Rules(game=game))
+    game = make_game(entry(game).rules_from({}))
     rng = random.Random(7)
     for _ in range(200):
         key = game.deal(rng)

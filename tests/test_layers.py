@@ -463,55 +463,56 @@ def test_a_device_used_out_of_order_is_a_pi_table_error(tmp_path):
     assert isinstance(raised.value, (PiTableError, OSError))
 
 
-ROOMS = {
-    "config": ["schema", "settings", "machine", "bound", "loading", "writing", "trial"],
-    "daemon": ["rounds", "notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "offsite", "restarts", "checkup",
-               "root_helper", "notices", "owner_files", "files_desk", "broker_desk", "owner_notice", "owners_part", "code_desk",
-               "health_desk", "care_desk", "offsite_desk", "staff_desk", "first_boot", "security", "staff_parts",
-               "fleet_dashboard", "at_hand", "fleet_reports", "notice_board", "phones", "commands", "run"],
-    "web": ["document", "tokens", "seats", "runner", "auth", "acts", "roles", "snapshot", "pages", "codex_pages", "games", "texts", "night", "staff",
-            "server"],
-    "cli": ["frame", "output", "window", "tables", "script", "grid", "codex", "games", "options", "play", "board", "control", "service",
-            "fleet", "backup", "release", "image", "bench"],
-    "release": ["layout", "service_user", "network", "broker", "wheels", "keys", "bundle", "stick", "requests", "first_boot", "lock",
-                "system", "helper",
-                "desk"],
-    "ui": ["i18n", "tell", "messages", "words", "orientation", "mounting", "pixels", "leds", "canvas", "codex_turns", "cues", "grid_sound",
-           "codex_sound", "codex_leds", "screen", "codex_screen", "selftest", "tune_lines", "tune", "setup_screen",
-           "games", "screens", "sound"],
-}
-"""The rooms of the packages that do several jobs, in their order: a module imports only the rooms
-before it (its package's __init__, which gathers their names, imports any). A new room goes where
-what it needs is before it; one that needs a later room says the two are one job, or the wrong way round."""
+def rooms_of(package: Path) -> dict[str, set[str]]:
+    """Each module (a room) of ``package`` and the rooms of the same package it imports, at its top
+    or inside a function alike."""
+    parts_of = {path.stem: path.relative_to(PACKAGE).parts for path in package.glob("*.py") if path.stem != "__init__"}
+    prefix = ["pi_table", *package.relative_to(PACKAGE).parts]
+    return {room: {name.split(".")[len(prefix)] for name in imported(package / f"{room}.py", parts)
+                   if name.split(".")[:len(prefix)] == prefix and len(name.split(".")) > len(prefix)
+                   and name.split(".")[len(prefix)] in parts_of and name.split(".")[len(prefix)] != room}
+            for room, parts in parts_of.items()}
+
+
+def circles(rooms: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles among ``rooms``: each as the rooms that go round it, its first again at its end."""
+    found, done, path = [], set(), []
+
+    def visit(room: str) -> None:
+        if room in path:
+            found.append([*path[path.index(room):], room])
+            return
+        if room in done:
+            return
+        path.append(room)
+        for other in sorted(rooms[room]):
+            visit(other)
+        path.pop()
+        done.add(room)
+
+    for room in sorted(rooms):
+        visit(room)
+    return found
 
 
 def rooms_out_of_order() -> list[str]:
-    offences = []
-    for path, parts in modules():
-        if len(parts) != 2 or parts[0] not in ROOMS or parts[1] == "__init__.py":
-            continue
-        order, room = ROOMS[parts[0]], parts[1].removesuffix(".py")
-        if room not in order:
-            offences.append(f"{'/'.join(parts)} is no room of ROOMS[{parts[0]!r}]")
-            continue
-        for name in imported(path, parts):
-            target = name.split(".")
-            if target[:2] == ["pi_table", parts[0]] and len(target) > 2 and target[2] in order \
-                    and order.index(target[2]) > order.index(room):
-                offences.append(f"{'/'.join(parts)} imports the later room {target[2]}")
-    return offences
+    """The rooms of every package that import one another in a circle: with none, an order exists
+    in which each room imports only those before it (a new room needs no line in a list)."""
+    packages = sorted({path.parent for path in PACKAGE.rglob("*.py")})
+    return [f"{package.relative_to(PACKAGE)}: " + " imports ".join(circle)
+            for package in packages for circle in circles(rooms_of(package))]
 
 
 def test_each_room_imports_only_the_rooms_before_it():
+    """A module imports only the rooms before it in some order of its package (its package's
+    __init__, which gathers their names, imports any): no two rooms import each other, directly
+    or round a circle. One that needs a later room says the two are one job, or the wrong way round."""
     assert rooms_out_of_order() == []
 
 
-def test_the_room_order_is_every_room_of_its_package():
-    """Every module of a package with rooms is in its order, and every name in the order is a module."""
-    for package, order in ROOMS.items():
-        found = {path.stem for path in (PACKAGE / package).glob("*.py")} - {"__init__"}
-        assert set(order) == found, package
-        assert len(order) == len(set(order)), package
+def test_a_circle_of_rooms_is_found_and_named():
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+    assert circles({"a": {"b"}, "b": set(), "c": {"a", "b"}}) == []
 
 
 def after_ready() -> list[str]:

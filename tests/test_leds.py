@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi_table.engine import CELLS, EndTurn, Rules, Team, make_game
-from pi_table.engine.games import names_of
+from pi_table.engine.games import entry, names_of
 from pi_table.engine.keys import Key
 from pi_table.hal import Cues, LedFrame, TimerState
 from pi_table.ui.leds import (
@@ -461,7 +461,7 @@ def random_view(seed: int, game: str, setup: str, moves: int):
     """A table view after random legal moves, and another key that differs only under its
     hidden cards."""
     rng = random.Random(seed)
-    rules = Rules(game=game, setup=setup)
+    rules = entry(game).rules_from({"setup": setup})  # its own rules' class
     engine = make_game(rules)
     key = engine.deal(rng)
     state = played(engine, key)

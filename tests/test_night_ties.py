@@ -13,6 +13,7 @@ from dataclasses import replace
 import pytest
 
 from pi_table.engine.endings import Termination
+from pi_table.engine.keys import ASSASSIN, RED_AGENT
 from pi_table.night import scoring
 from pi_table.night.book import Book, NightRefused
 from pi_table.night.games import Game
@@ -283,10 +284,15 @@ POLL_MS = 15_000  # the staff page reads the night every 5 s; the TV is told of 
 BLUE_FIRST = "BBBBBBBBBRRRRRRRRNNNNNNNA"  # blue has 9 agents: blue starts
 
 
-def test_the_game_dealt_for_a_round_is_started_by_the_team_the_pairing_calls_red(tmp_path):
+@pytest.mark.parametrize("first_card", [RED_AGENT, ASSASSIN])
+def test_the_game_dealt_for_a_round_is_started_by_the_team_the_pairing_calls_red(tmp_path, first_card):
     """The slip says "Foxes (red, plays first)": the game the round's pair plays at the table is
     one red starts, though the table's game waiting untouched was dealt blue first. Before, red
-    went to the pair's first team whatever the key's start, so the blue team began half the time."""
+    went to the pair's first team whatever the key's start, so the blue team began half the time.
+    The first card touched is one of red's (the game goes on: its round is written at its first
+    move) or the assassin (the first move is the last: the game is the round's all the same). The
+    test touched cell 0 of a random deal, the assassin 1 deal in 25, and then waited for a round
+    written at the first move, which a game already over never writes."""
     table = StaffTable(tmp_path, BLUE_FIRST)
     try:
         session = table.daemon.session
@@ -303,9 +309,13 @@ def test_the_game_dealt_for_a_round_is_started_by_the_team_the_pairing_calls_red
         wait_for(lambda: session.public_view().to_json()["start"] == "red", "the round's game dealt red first")
         view = session.public_view().to_json()
         assert view["turn"] == "red" and view["game"] == "codenames"
-        table.guess(0)
-        wait_for(lambda: night.current().dealt, "the game's round written")
-        assert list(night.current().dealt.values()) == [1]
+        table.guess(session.state.key.cells.index(first_card))
+        if first_card == ASSASSIN:
+            [game] = wait_for(lambda: night.current().recorded(), "the game over at its first move recorded")
+            assert game.round == 1 and game.teams == (pair["red"], pair["blue"])
+        else:
+            wait_for(lambda: night.current().dealt, "the game's round written")
+            assert list(night.current().dealt.values()) == [1]
     finally:
         table.close()
 

@@ -210,7 +210,7 @@ def sent_in(tmp_path: Path, lang: str, situation: Any, monkeypatch: pytest.Monke
         (table.config.paths.journal_dir / notices.RUNNING_FILE).write_text("")  # the last run did not stop cleanly
     if situation is new_version:
         (table.config.paths.journal_dir / notices.SENT_FILE).write_text(json.dumps({"version": "0.0.1", "told": {}}))
-    watch = notices.Watch(table, home=table.helper.home if table.helper else Path())  # type: ignore[arg-type]
+    watch = notices.Watch(table)  # type: ignore[arg-type]  # the helper's notes: its home
     watch._first = False  # the helper's notes are news, not what a first start finds
     bodies: list[str] = []
     watch.outbox.put = lambda body, url=None, done=None: bodies.append(rendered(body, watch))  # type: ignore[method-assign]
@@ -291,7 +291,7 @@ def test_the_owners_messages_follow_the_language_changed_on_the_staff_page_witho
     try:
         table = Table(tmp_path, "en")
         table.url.write_text(receiver.url + "\n")
-        watch = notices.Watch(table, home=tmp_path / "home")  # type: ignore[arg-type]
+        watch = notices.Watch(table)  # type: ignore[arg-type]
         watch.outbox.start()
         assert watch.test()["ok"] is True
         table.config = replace(table.config, language="it")  # as the staff page's change at hand leaves it

@@ -88,9 +88,9 @@ def values_of(choice: Choice) -> st.SearchStrategy:
 @st.composite
 def rules_for(draw, game: str) -> Rules:
     """Rules with every option the game's rules take, as the configuration may give any of them."""
-    taken = engine_games.entry(game).options
-    return Rules(game=game, **{choice.name: draw(values_of(choice)) for choice in engine_games.choices()
-                               if choice.name in taken})
+    entry = engine_games.entry(game)
+    return entry.rules_from({choice.name: draw(values_of(choice)) for choice in engine_games.choices()
+                             if choice.name in entry.options})
 
 
 def deal(game: Game, seed: int, start: Team | None):

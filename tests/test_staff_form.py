@@ -12,7 +12,7 @@ import pytest
 from pi_table.config import BY_KEY, OPTIONS, build, defaults
 from pi_table.config.schema import GROUPS, LED_BACKENDS, SECURITY_UPDATES, VIDEO_DRIVERS, form_field
 from pi_table.drivers.settings import ORDERS, PINS
-from pi_table.engine.games import NAMES
+from pi_table.engine.games import NAMES, choices
 from pi_table.engine.rules import NUKE_MODES, SETUPS
 from pi_table.engine.views import LANGUAGES
 from pi_table.ui.mounting import PANELS, ROTATIONS
@@ -28,10 +28,11 @@ CHOICES = {"game.game": NAMES, "game.language": LANGUAGES, "game.nuke": NUKE_MOD
            "screen.rotation": ROTATIONS, "screen.panel_rotation": ROTATIONS, "leds.pin": tuple(sorted(PINS)),
            "screen.video_driver": VIDEO_DRIVERS, "system.security_updates": SECURITY_UPDATES}
 """Every key the checker holds to a fixed set, and the set it takes it from."""
-RANGED = {"game.dark_cell", "game.hold_s", "game.discussion_s", "timer.length_s", "leds.brightness", "leds.gamma",
-          "screen.width", "screen.height", "web.port", "web.tls_port", "web.request_s", "staff.session_min", "paths.keep_games",
-          "paths.keep_mb", "sound.volume", "system.security_hour", "fleet.dashboard_port"}
-"""Every key the checker holds to a range of numbers."""
+RANGED = {"game.hold_s", "timer.length_s", "leds.brightness", "leds.gamma", "screen.width", "screen.height", "web.port",
+          "web.tls_port", "web.request_s", "staff.session_min", "paths.keep_games", "paths.keep_mb", "sound.volume",
+          "system.security_hour", "fleet.dashboard_port"} | {f"game.{choice.name}" for choice in choices() if choice.span}
+"""Every key the checker holds to a range of numbers: the table's, and each game's options that take
+a span of numbers, as the registry describes them (the guide's game's timer tokens among them)."""
 
 
 def test_every_key_has_a_label_in_words_and_a_group_an_owner_knows():

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import config, version
+from ..files import read_json
 from ..fleet.broker import LocalBroker
 from ..fleet.dashboard import write_password_file
 from ..fleet.reporter import Reporter
@@ -70,7 +71,7 @@ class Stream:
                 if named or not line.startswith(b"data: "):
                     continue
                 now = time.time()
-                row = json.loads(line[6:])
+                row = read_json(line[6:])
                 stamp = (row["table_id"], row["reported_at"])
                 if row["reported_at"] is None or stamp in self.seen:
                     continue  # an online or event message: the same status again
@@ -280,4 +281,4 @@ def api(port: int, cookie: str, path: str) -> Any:
     connection.close()
     if response.status != 200:
         raise BenchFailed(f"the dashboard's {path} answered {response.status}")
-    return json.loads(body)
+    return read_json(body)

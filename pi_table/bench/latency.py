@@ -25,7 +25,6 @@ waited out its quota spent: a touch that comes then waits for the next period.
 from __future__ import annotations
 
 import asyncio
-import json
 import multiprocessing
 import os
 import random
@@ -39,6 +38,7 @@ from typing import TypedDict
 from ..drivers.settings import TouchBoardConfig
 from ..drivers.touchboard import TouchBoardSource
 from ..engine import Rules
+from ..files import read_json
 from ..hal import LedFrame, LedStrip, NewGame, Screen, SimButtons, SimScreen, UiEvent
 from ..kinds import SerialDevice
 from ..protocol import wire
@@ -177,7 +177,7 @@ async def _hold_streams(conn: Connection[Crowd | str, str], port: int, count: in
         for lines in seen:
             for line, when in lines.items():
                 if line not in keys:
-                    view = json.loads(line[6:])
+                    view = read_json(line[6:])
                     keys[line] = f"{view['game_id']} {view['view']['board']}" if view.get("kind") == "board" else None
                 if (key := keys[line]) is None:
                     continue

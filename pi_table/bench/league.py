@@ -18,7 +18,6 @@ Needs Debian's mosquitto; it binds loopback ports only.
 
 from __future__ import annotations
 
-import json
 import random
 import subprocess
 import sys
@@ -36,6 +35,7 @@ import paho.mqtt.client as mqtt
 
 from .. import config
 from ..engine.endings import Termination
+from ..files import read_json
 from ..fleet.broker import LocalBroker, free_port
 from ..fleet.league import season_topic
 from ..fleet.reporter import Reporter
@@ -191,7 +191,7 @@ def _season(port: int) -> dict[str, Any] | None:
     """The league page's data, or None while it does not answer."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/season.json", timeout=5) as answer:
-            found: dict[str, Any] = json.loads(answer.read())
+            found: dict[str, Any] = read_json(answer.read())
             return found
     except OSError:
         return None

@@ -50,6 +50,7 @@ import paho.mqtt.client as mqtt
 
 from .. import config
 from ..daemon.control import ControlError, request
+from ..files import read_json
 from ..fleet import link
 from ..fleet.broker import LocalBroker
 from ..fleet.dashboard import NIGHTS_EVERY_S
@@ -86,7 +87,7 @@ class StaffPhone:
         headers = {"Content-Type": "application/json", CSRF_HEADER: self.csrf}
         ask = urllib.request.Request(self.base + path, data=data, headers=headers, method=method)
         with self.opener.open(ask, timeout=30) as answer:
-            said: dict[str, Any] = json.loads(answer.read())  # the staff page's JSON
+            said: dict[str, Any] = read_json(answer.read())  # the staff page's JSON
             return said
 
 
@@ -190,7 +191,7 @@ class Heard:
 
     def _message(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
         now = time.time()
-        body = json.loads(message.payload)
+        body = read_json(message.payload)
         if message.topic.endswith("/night"):
             for game in body["games"]:
                 self.games.setdefault(game["id"], now)
@@ -220,7 +221,7 @@ class NightStream:
                     night = line.strip() == b"event: nights"
                 elif line.startswith(b"data: ") and night:
                     now = time.time()
-                    for game_id in (game_id for counted in json.loads(line[6:]) for game_id in counted["games"]):
+                    for game_id in (game_id for counted in read_json(line[6:]) for game_id in counted["games"]):
                         self.counted.setdefault(game_id, now)
                     night = False
         except (OSError, ValueError):
@@ -235,7 +236,7 @@ def night_on_the_dashboard(port: int, cookie: str) -> dict[str, Any]:
     connection.close()
     if response.status != 200:
         raise BenchFailed(f"the dashboard's /api/night answered {response.status}")
-    night: dict[str, Any] = json.loads(body)  # the dashboard's JSON
+    night: dict[str, Any] = read_json(body)  # the dashboard's JSON
     return night
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text
-from ..files import read_file, write_private
+from ..files import read_file, read_json, write_private
 from ..kinds import SECRETS
 from .machine import read_password
 
@@ -76,7 +76,7 @@ def _entries(ledger: Path) -> dict[str, dict[str, str]] | None:
     """The ledger's entries; None when there is none yet (a table from before it). One that
     cannot be read binds nothing: every secret is refused until given again."""
     try:
-        found = json.loads(read_file(ledger, LEDGER_MOST))
+        found = read_json(read_file(ledger, LEDGER_MOST))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as e:

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from ..engine.phrase import Phrase, Text
 from ..engine.views import LANGUAGES
-from ..files import read_file, write_private
+from ..files import read_file, read_json, write_private
 from ..release import ReleaseError, broker, requests
 from ..release.desk import said
 from ..release.layout import HOME, Releases
@@ -372,7 +372,7 @@ class BrokerDesk:
 
     def _kept(self) -> dict[str, Any]:
         try:
-            kept = json.loads(read_file(self._path, HANDOUT_MOST))
+            kept = read_json(read_file(self._path, HANDOUT_MOST))
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as e:

@@ -105,7 +105,7 @@ class CodeDesk:
     def wipe_owners_part(self, address: str | None) -> list[str]:
         from .owners_part import wipe  # a reset's alone
 
-        assert self.daemon.helper is not None  # made with the phones' pages, before the staff page
+        assert self.daemon.helper is not None  # made at READY, before the staff page
         return wipe(self.daemon.config, self.daemon.helper, before=lambda: self._tell_owner(address))
 
     def _tell_owner(self, address: str | None) -> None:

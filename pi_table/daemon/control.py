@@ -393,7 +393,7 @@ def request(path: Path, command: str, timeout: float = 5.0, **fields: object) ->
                 client.sendall((json.dumps({"command": command, **fields}) + "\n").encode())
             except BrokenPipeError:  # refused (too many at once) and hung up: its words are still to read
                 pass
-            answer = json.loads(_read_line(client, MAX_ANSWER, time.monotonic() + timeout) or b"null")
+            answer = read_json(_read_line(client, MAX_ANSWER, time.monotonic() + timeout) or b"null")
     except FileNotFoundError:
         raise ControlError(Phrase.of("no table is running: {path} does not exist; start it (sudo systemctl start "
                                      "pi-table) or give the --config of the table you mean", path=str(path))) from None

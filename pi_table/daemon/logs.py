@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import TextIO
 
 from ..errors import PiTableError
+from ..files import read_json
 
 FORMAT = "%(levelname)s %(name)s: %(message)s"
 
@@ -103,7 +104,6 @@ def journal(since: float | None, until: float | None, unit: str | None = None,
     epoch; None: open), across its starts, oldest first and at most ``JOURNAL_MOST``, each with
     its level; a line marks each start. OSError (journalctl missing, or refused) or
     subprocess.SubprocessError when the journal cannot be read."""
-    import json
     import subprocess
 
     args = [command, "--unit", unit or own_unit(), "--output", "json", "--no-pager", "--quiet",
@@ -119,7 +119,7 @@ def journal(since: float | None, until: float | None, unit: str | None = None,
     start = None
     for raw in done.stdout.splitlines():
         try:
-            entry = json.loads(raw)
+            entry = read_json(raw)
             when = int(entry["__REALTIME_TIMESTAMP"]) / 1e6
             priority = int(entry.get("PRIORITY", 6))
         except (ValueError, KeyError, TypeError):

@@ -44,7 +44,7 @@ from ..engine.phrase import N_, Phrase, Text
 from ..files import read_json, write_private
 from ..hal.events import not_working
 from ..release import stick, system
-from ..release.layout import HOME, Releases, act_note
+from ..release.layout import Releases, act_note
 from ..ui.i18n import say
 from ..ui.tell import NOTICE_EVENTS, Kind, Message, Name, Reason, Said, because, words
 from . import offsite
@@ -278,9 +278,8 @@ class Outbox:
 class Watch:
     """The running table's notifications: its conditions looked at every ``poll_s``, each told once."""
 
-    def __init__(self, daemon: Table, poll_s: float | None = None, home: Path = HOME,
-                 clock: Callable[[], float] = time.time) -> None:
-        self.daemon, self.poll_s, self.home, self.clock = daemon, poll_s or polled_every(), home, clock
+    def __init__(self, daemon: Table, poll_s: float | None = None, clock: Callable[[], float] = time.time) -> None:
+        self.daemon, self.poll_s, self.clock = daemon, poll_s or polled_every(), clock
         config = daemon.config
         self.journal = config.paths.journal_dir
         self.url = read_url(config)
@@ -389,9 +388,12 @@ class Watch:
 
     def _acts(self) -> dict[str, Message]:
         """The root helper's notes: an update that failed, a security run that ended, the nightly
-        backup's copy to a USB stick that failed."""
+        backup's copy to a USB stick that failed. The daemon makes its helper before this watch,
+        so the first look reads them (and holds them back as old news)."""
         helper = self.daemon.helper  # its home: where the helper notes how its acts ended
-        releases, found = Releases(self.home if helper is None else helper.home), {}
+        if helper is None:
+            return {}
+        releases, found = Releases(helper.home), {}
         update = releases.note(act_note("update")) or {}
         if update.get("outcome") == "failed" and isinstance(update.get("at"), int | float):
             found[f"update:{update['at']}"] = Message.of(UPDATE_FAILED, why=_noted(update.get("why")))

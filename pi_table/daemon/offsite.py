@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine.errors import Refusal
 from ..engine.phrase import Phrase, Text
-from ..files import PRIVATE_DIR, TooBig, read_file, write_private
+from ..files import PRIVATE_DIR, TooBig, read_file, read_json, write_private
 from . import backup
 
 if TYPE_CHECKING:
@@ -151,7 +151,7 @@ def load(config: Config) -> Place | None:
     """The place kept, or None; one kept that no longer parses (changed by hand) is none, and said in the log."""
     path = config.paths.journal_dir / PLACE_FILE
     try:
-        kept = json.loads(read_file(path, PLACE_MOST))
+        kept = read_json(read_file(path, PLACE_MOST))
         scheme = "sftp" if kept["kind"] == "sftp" else "https" if kept["tls"] else "http"
         host = f"[{kept['host']}]" if ":" in kept["host"] else kept["host"]
         address = f"{scheme}://{urllib.parse.quote(kept['user'], safe='@')}@{host}:{int(kept['port'])}/{kept['path']}"
@@ -173,7 +173,7 @@ def state(config: Config) -> dict[str, Any]:
 def last(config: Config) -> dict[str, Any] | None:
     """How the last copy went: ``at`` (seconds), ``backup`` (its name), ``ok``, ``why`` (in each language)."""
     try:
-        note = json.loads(read_file(backup.folder(config) / NOTE, PLACE_MOST))
+        note = read_json(read_file(backup.folder(config) / NOTE, PLACE_MOST))
     except (OSError, TooBig, ValueError):
         return None
     return note if isinstance(note, dict) else None

@@ -98,14 +98,14 @@ class Phones:
             from ..web.auth import Recovery
             from ..web.seats import SeatLinks
             from ..web.sections import staff_page
-            from .root_helper import RootHelper
             from .staff_desk import StaffDesk
             from .staff_parts import parts
 
             tokens = Tokens.kept_in(journal_dir)
             self.daemon.recovery = self.daemon.recovery or Recovery()
-            self.daemon.helper = RootHelper()
-            staff = staff_page(StaffDesk(self.daemon), parts(self.daemon, self.daemon.helper), journal_dir,
+            helper = self.daemon.helper
+            assert helper is not None  # made at READY, before the pages
+            staff = staff_page(StaffDesk(self.daemon), parts(self.daemon, helper), journal_dir,
                                self.daemon.config.staff_session_s)  # every section, given its part
             self.daemon.line_code = staff.line_code  # the screen shows it while new phones wait in line (_show_notice)
             tls = _tls(web.tls_cert, web.tls_key) if web.tls_cert else None

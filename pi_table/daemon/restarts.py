@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..config import BY_KEY, ConfigError, trial
 from ..engine.phrase import N_, Phrase
-from ..files import write_private
+from ..files import read_json, write_private
 from ..hal import events
 from ..hal.events import NOT_WORKING
 from ..table.loop import NotAnswering
@@ -96,7 +96,7 @@ class Restarts:
                 return
         shown = self.daemon.config.paths.journal_dir / SHOWN_FILE
         try:
-            seen = json.loads(shown.read_text(encoding="utf-8"))
+            seen = read_json(shown.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             seen = None
         if seen == note.get("at"):
@@ -146,7 +146,7 @@ class Restarts:
     def _recent(self, now: float) -> list[float]:
         """The times of the staff's restarts within the window, oldest first."""
         try:
-            kept = json.loads((self.daemon.config.paths.journal_dir / RESTARTS_FILE).read_text(encoding="utf-8"))
+            kept = read_json((self.daemon.config.paths.journal_dir / RESTARTS_FILE).read_text(encoding="utf-8"))
             return sorted(t for t in kept if isinstance(t, (int, float)) and 0 <= now - t < RESTART_WINDOW_S)
         except FileNotFoundError:
             return []

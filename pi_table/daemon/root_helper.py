@@ -1,7 +1,7 @@
 """The root helper as the table's parts ask it (``release.helper``): the staff page's sections
 that leave it a request (the keys, the network, the Wi-Fi, power, an update), and the table's own
 work that needs root (the security updates, a backup to a stick, the set-up's Wi-Fi). One object,
-made with the phones' pages, which each of them is given.
+made by the daemon at READY, before the notifications and the pages, which each of them is given.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ class RootHelper:
     would take a request on this machine (``helper_missing``): the staff page's ``web.staff.Helper``."""
 
     def __init__(self, spool: Path | None = None) -> None:
-        from ..release.desk import helper_missing  # made with the phones' pages, after READY: not at the start
+        from ..release.desk import helper_missing  # made at READY: not before it
         from ..release.keys import Keyring
         from ..release.layout import HOME
         from ..release.requests import SPOOL

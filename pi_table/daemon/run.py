@@ -148,7 +148,7 @@ class Daemon:
         if (reset := read_notice(paths.journal_dir)) is not None:  # until the owner acknowledges it
             self.faults[OWNER_RESET] = reset
         self.announcer = Announcer(self.devices.sound, config.sound, config.language)  # shared by every loop too
-        self.helper: RootHelper | None = None  # the root helper, as the table's parts ask it: with the companion
+        self.helper: RootHelper | None = None  # the root helper, as the table's parts ask it: from READY on
         self.dashboard: Dashboard | None = None  # the fleet's dashboard this table shows ([fleet] dashboard_port)
         self.fingerprint: str | None = None  # the SHA-256 of the staff pages' certificate, once they have one
         self.line_code: LineCode | None = None  # the staff page's code for a new phone during a flood, once it opens
@@ -212,8 +212,12 @@ class Daemon:
         degraded = [name for name, health in self.devices.health.items() if health.startswith("not working")]
         state = f"degraded: {', '.join(degraded)} not working" if degraded else "up"
         self.notifier.ready(f"table {state}; game {self.session.id}")
+        from .root_helper import RootHelper
         from .security import SecurityUpdates  # after READY: it reads the releases' notes
 
+        # the helper before what reads its notes: the notifications' first look (which holds back
+        # the runs before it as old news) and the schedule, and before the pages that ask it
+        self.helper = RootHelper()
         self.security = SecurityUpdates(self)
         if self.lock is not None:  # before the pages: their section sends its tests through it
             from .notices import Watch

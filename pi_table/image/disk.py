@@ -7,7 +7,6 @@ copied out to a folder and back with mtools, so the machine that builds needs no
 from __future__ import annotations
 
 import hashlib
-import json
 import lzma
 import os
 import subprocess
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import IO, Self
 
 from ..engine.phrase import N_
+from ..files import read_json
 from ..release import ReleaseError
 
 SECTOR = 512
@@ -67,7 +67,7 @@ class Partition:
 def partitions(image: Path) -> list[Partition]:
     done = run(["sfdisk", "--json", str(image)])
     try:
-        table = json.loads(done.stdout)["partitiontable"]
+        table = read_json(done.stdout)["partitiontable"]
         return [Partition(number, entry["start"] * SECTOR, entry["size"] * SECTOR, str(entry["type"]).lower())
                 for number, entry in enumerate(table["partitions"], 1)]
     except (ValueError, KeyError, TypeError):

@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.phrase import N_
-from ..files import replace_file
+from ..files import read_json, replace_file
 from .layout import ReleaseError
 from .network import DOTTED, HOST_NAME
 
@@ -274,7 +274,7 @@ class Broker:
     def hosting(self) -> tuple[str, str, list[str]] | None:
         """The league the café's broker hosts, the café's name in it and the other cafés; None when none."""
         try:
-            hosted = json.loads((self.etc / HOSTED).read_text(encoding="utf-8"))
+            hosted = read_json((self.etc / HOSTED).read_text(encoding="utf-8"))
             return str(hosted["league"]), str(hosted["cafe"]), [str(name) for name in hosted["cafes"]]
         except FileNotFoundError:
             return None
@@ -372,7 +372,7 @@ class Broker:
     def league(self) -> tuple[str, str] | None:
         """The league this café's broker is bridged to, and the café's name in it; None when none."""
         try:
-            joined = json.loads((self.etc / LEAGUE_NOTE).read_text(encoding="utf-8"))
+            joined = read_json((self.etc / LEAGUE_NOTE).read_text(encoding="utf-8"))
             return str(joined["league"]), str(joined["cafe"])
         except FileNotFoundError:
             return None

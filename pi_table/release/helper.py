@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import fcntl
-import json
 import os
 import shutil
 import stat
@@ -94,7 +93,7 @@ def locked(releases: Releases) -> Iterator[None]:
 
 def release_data(releases: Releases, name: str | None) -> dict[str, Any]:
     try:
-        data = json.loads((releases.releases / str(name) / DONE).read_text(encoding="utf-8"))
+        data = read_json((releases.releases / str(name) / DONE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -16,7 +16,6 @@ pyproject.toml's floors. A release's build reads it with ``wheels.pinned``.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -24,6 +23,7 @@ import urllib.request
 from pathlib import Path
 
 from ..engine.phrase import N_
+from ..files import read_json
 from .layout import LOCK_FILE, ReleaseError
 from .wheels import WHEEL, pinned, project
 
@@ -44,7 +44,7 @@ def resolved(checkout: Path = CHECKOUT, extras: tuple[str, ...] = ()) -> dict[st
     done = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
                            "--disable-pip-version-check", "--report", "-", wanted],
                           capture_output=True, text=True, check=True)
-    report = json.loads(done.stdout)
+    report = read_json(done.stdout)
     pins = {project(item["metadata"]["name"]): item["metadata"]["version"] for item in report["install"]}
     pins.pop(project("pi-table"), None)
     return dict(sorted(pins.items()))
@@ -56,7 +56,7 @@ def files(name: str, version: str, index: str = INDEX) -> dict[str, str]:
     ask = urllib.request.Request(f"{index.rstrip('/')}/{project(name)}/",
                                  headers={"Accept": "application/vnd.pypi.simple.v1+json"})
     with urllib.request.urlopen(ask, timeout=60) as answer:
-        listed = json.load(answer)["files"]
+        listed = read_json(answer.read())["files"]
     return {each["filename"]: each["hashes"]["sha256"] for each in listed
             if not each.get("yanked") and "sha256" in each.get("hashes", {})
             and _version_of(each["filename"]) == version}

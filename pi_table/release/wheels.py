@@ -24,7 +24,7 @@ from typing import IO
 
 from ..engine.phrase import N_
 from ..errors import PiTableError
-from ..files import read_file, replace_file, sync_folder
+from ..files import read_file, read_json, replace_file, sync_folder
 from .layout import DONE, LOCK_FILE, VENV, VERSION, ReleaseError, Releases
 from .service_user import ServiceUser, own_by_root
 
@@ -198,7 +198,7 @@ def make_release(releases: Releases, wheels: Wheels, extras: str, user: ServiceU
     plan = home / "plan.json"  # what pi-table with these extras needs of the wheels, as pip's resolver says
     user.run([*pip, "--dry-run", "--quiet", "--report", str(plan), wheels.wanted(extras)], log, "pip (its plan)", home)
     try:
-        planned = json.loads(read_file(plan, MAX_PLAN))
+        planned = read_json(read_file(plan, MAX_PLAN))
     except (OSError, ValueError, PiTableError):
         planned = None
     requirements = folder / "requirements.txt"

@@ -34,7 +34,7 @@ from typing import Any
 
 from ..engine.phrase import N_, Phrase
 from ..errors import PiTableError
-from ..files import NotAFile, TooBig, read_file, write_private
+from ..files import NotAFile, TooBig, read_file, read_json, write_private
 from ..ui.i18n import say
 
 log = logging.getLogger("pi_table.web.acts")
@@ -138,7 +138,7 @@ class ActNotes:
         if self.path is None:
             return {"results": {}, "carry": None}
         try:
-            note = checked(json.loads(read_file(self.path, ACTS_MOST)))
+            note = checked(read_json(read_file(self.path, ACTS_MOST)))
         except FileNotFoundError:
             return {"results": {}, "carry": None}
         except (Damaged, TooBig) as e:

@@ -50,7 +50,7 @@ from aiohttp.typedefs import Middleware
 
 from ..engine.phrase import N_, Phrase
 from ..errors import PiTableError
-from ..files import kept_secret, write_private
+from ..files import kept_secret, read_json, write_private
 
 log = logging.getLogger("pi_table.web.auth")
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1  # 16 MiB of memory a try; about 0.1 s on a Pi 4
@@ -423,7 +423,7 @@ class Sessions:
         if self.file is None:
             return {}
         try:
-            kept = json.loads(self.file.read_text(encoding="utf-8"))
+            kept = read_json(self.file.read_text(encoding="utf-8"))
             sessions = {key: Session(csrf, secret, used, used) for key, (csrf, secret, used) in kept.items()}
             if not all(isinstance(key, str) and isinstance(s.csrf, str) and isinstance(s.secret, str)
                        and isinstance(s.used, (int, float)) for key, s in sessions.items()):

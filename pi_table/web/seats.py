@@ -15,7 +15,7 @@ import json
 import logging
 from pathlib import Path
 
-from ..files import write_private
+from ..files import TooDeep, read_json, write_private
 
 log = logging.getLogger("pi_table.web")
 
@@ -29,10 +29,10 @@ class SeatLinks:
         self._generations: dict[int, int] = {}
         if path is not None and path.exists():
             try:
-                kept = json.loads(path.read_text(encoding="utf-8"))
+                kept = read_json(path.read_text(encoding="utf-8"))
                 game_id = str(kept["game_id"])
                 generations = {int(seat): int(n) for seat, n in kept["generations"].items() if int(n) > 0}
-            except (OSError, UnicodeError, json.JSONDecodeError) as e:  # the system's words, or where the JSON broke
+            except (OSError, UnicodeError, json.JSONDecodeError, TooDeep) as e:  # the system's words, or where the JSON broke
                 log.warning("cannot read %s (%s): the seats released in this game have their first links again", path, e)
             except (ValueError, KeyError, TypeError, AttributeError):  # int()'s words would quote the file
                 log.warning('%s is not {"game_id": ..., "generations": {SEAT: COUNT, ...}}: the seats released in this '

@@ -11,7 +11,6 @@ The engine's sentences inside a view (why a game ended) are translated on the se
 from __future__ import annotations
 
 import html
-import json
 import re
 from collections.abc import Iterator, Mapping
 from functools import cache
@@ -22,6 +21,7 @@ from typing import IO
 from ..engine.games import names, title_of
 from ..engine.phrase import Phrase
 from ..engine.views import LANGUAGES
+from ..files import read_json
 from ..night.scoring import tiebreak_texts
 from ..ui.i18n import EUPHONY, TeamWord, say, translation
 from .document import document
@@ -53,7 +53,7 @@ def msgids_in_page(text: str) -> set[str]:
 def _marked(text: str) -> Iterator[tuple[int, str]]:
     for match in _MARKED.finditer(text):
         quoted, attribute = match.groups()
-        yield text.count("\n", 0, match.start()) + 1, json.loads(quoted) if quoted is not None else attribute
+        yield text.count("\n", 0, match.start()) + 1, read_json(quoted) if quoted is not None else attribute
 
 
 def extract_page(fileobj: IO[bytes], keywords: object, comment_tags: object,
