@@ -156,6 +156,12 @@ def offsite_failed(table: Table, watch: Any) -> None:
                                                    "why": backup_room.said(why)}))
 
 
+def offsite_key_changed(table: Table, watch: Any) -> None:
+    offsite.save(table.config, offsite.parse("sftp://cafe@nas.local/backups", "a password"))
+    (table.config.paths.journal_dir / offsite.KEY_FILE).write_text(json.dumps(
+        {"host": "nas.local", "port": 22, "pinned": [f"ssh-ed25519 {'A' * 68}"], "offered": [f"ssh-ed25519 {'B' * 68}"]}))
+
+
 def stick_failed(table: Table, watch: Any) -> None:
     assert table.helper is not None
     (table.helper.home / act_note(stick.ACT)).write_text(json.dumps(
@@ -189,7 +195,7 @@ SITUATIONS = {
     "update": [new_version, security_run("nothing"), security_run("done"), security_run("failed", {
         "template": "unattended-upgrade failed: {error}", "fields": {"error": "E: dpkg was interrupted"}}),
         security_run("unhealthy"), update_failed],
-    "backup": [backup_failed, offsite_failed, stick_failed],
+    "backup": [backup_failed, offsite_failed, offsite_key_changed, stick_failed],
     "disk": [card_full],
     "night": [night_closed_without_a_game, night_closed_after_its_games],
 }

@@ -23,6 +23,7 @@ from pi_table.ui.i18n import say
 from helpers import STAFF_CONFIG, StaffService, require_tools, wait_for
 
 USER, PASSWORD = "cafe", "a pass with spaces, #; and = signs"
+KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILdMiCirWT8E7kRZpgAd3dZ6dN3OUb8zMBhJa/3ZUKaT"
 
 
 def configured(tmp_path: Path):
@@ -35,9 +36,10 @@ def configured(tmp_path: Path):
 class Served:
     """``rclone serve KIND`` on a free loopback port, into ``folder``, with the user and password."""
 
-    def __init__(self, kind: str, folder: Path, home: Path) -> None:
+    def __init__(self, kind: str, folder: Path, home: Path, port: int | None = None,
+                 key: Path | None = None) -> None:
         require_tools("rclone")
-        self.port = free_port()
+        self.port = port or free_port()
         folder.mkdir(parents=True, exist_ok=True)
         home.mkdir(parents=True, exist_ok=True)
         self.folder = folder
@@ -45,7 +47,8 @@ class Served:
                "XDG_CONFIG_HOME": str(home / "config")}
         self.process = subprocess.Popen(
             ["rclone", "serve", kind, "--addr", f"127.0.0.1:{self.port}", "--user", USER, "--pass", PASSWORD,
-             "--config", "/dev/null", str(folder)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+             "--config", "/dev/null", *(["--key", str(key), "-vv"] if key else []), str(folder)], env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         wait_for(self._listening, f"rclone serve {kind} listening", timeout=30)
 
     def _listening(self) -> bool:
@@ -55,9 +58,10 @@ class Served:
         with socket.socket() as probe:
             return probe.connect_ex(("127.0.0.1", self.port)) == 0
 
-    def close(self) -> None:
+    def close(self) -> str:
+        """The server stopped; what it logged."""
         self.process.terminate()
-        self.process.wait(timeout=10)
+        return self.process.communicate(timeout=10)[1].decode("utf-8", "replace")
 
 
 @pytest.fixture(params=["webdav", "sftp"])
@@ -114,7 +118,7 @@ def test_a_place_that_does_not_answer_is_a_failure_in_words_not_a_hang(tmp_path)
     assert made is not None
     started = time.monotonic()
     why = offsite.copy(config, place, made, timeout_s=60)
-    assert why is not None and "rclone could not copy it to sftp://cafe@127.0.0.1" in say(why, "en")
+    assert why is not None and "sftp://cafe@127.0.0.1" in say(why, "en") and "gave no SSH key" in say(why, "en")
     assert time.monotonic() - started < 60
 
 
@@ -133,7 +137,7 @@ def test_the_place_is_kept_for_the_service_alone_and_shown_without_its_password(
     assert shown["place"] == "https://owner@cafe.it@dav.example.org:443/remote.php/dav/files/x"
     assert shown["password_set"] is True and PASSWORD not in json.dumps(shown)
     offsite.save(config, None)
-    assert offsite.state(config) == {"place": None, "password_set": False, "last": None}
+    assert offsite.state(config) == {"place": None, "password_set": False, "last": None, "key": None}
 
 
 @pytest.mark.parametrize(("typed", "named"), [
@@ -175,18 +179,24 @@ def test_rclone_gets_a_file_of_its_own_and_fixed_arguments(tmp_path, monkeypatch
         if arguments[1:2] == ["obscure"]:
             assert kwargs["input"] == PASSWORD.encode()
             return subprocess.CompletedProcess(arguments, 0, b"OBSCURED\n", b"")
+        if arguments[0].endswith("ssh-keyscan"):  # the place's key, asked at its first copy
+            return subprocess.CompletedProcess(arguments, 0, f"[nas.local]:2222 {KEY}\n".encode(), b"")
         conf = Path(arguments[arguments.index("--config") + 1])
-        seen.append((arguments, conf.read_text(), stat.S_IMODE(conf.stat().st_mode), kwargs["env"]))
+        seen.append((arguments, conf.read_text(), stat.S_IMODE(conf.stat().st_mode), kwargs["env"],
+                     (backup.folder(config) / offsite.KNOWN_HOSTS).read_text()))
         return real(["true"])
 
-    monkeypatch.setattr(offsite.shutil, "which", lambda name: "/usr/bin/rclone")
+    monkeypatch.setattr(offsite.shutil, "which", lambda name: f"/usr/bin/{name}")
     monkeypatch.setattr(offsite.subprocess, "run", run)
     assert offsite.copy(config, offsite.parse("sftp://u@nas.local:2222/backups", PASSWORD), made) is None
-    arguments, text, mode, env = seen[0]
+    arguments, text, mode, env, _ = seen[0]
     assert arguments == ["/usr/bin/rclone", "--config", str(backup.folder(config) / offsite.RCLONE_CONFIG), "copyto",
                          "--contimeout", "20s", "--timeout", "60s", "--retries", "2", "--low-level-retries", "3", "--",
                          str(made), f"place:backups/{made.name}"]
-    assert text == "[place]\ntype = sftp\nhost = nas.local\nport = 2222\nuser = u\npass = OBSCURED\n"
+    known = backup.folder(config) / offsite.KNOWN_HOSTS
+    assert text == ("[place]\ntype = sftp\nhost = nas.local\nport = 2222\nuser = u\npass = OBSCURED\n"
+                    f"known_hosts_file = {known}\n")
+    assert seen[0][4] == f"[nas.local]:2222 {KEY}\n" and not known.exists()  # the pinned key, gone after the copy
     assert mode == 0o600 and not any(key.startswith("RCLONE") for key in env)
     assert PASSWORD not in " ".join(arguments)
 
@@ -218,6 +228,11 @@ def test_the_owner_gives_the_place_on_the_staff_page_sees_the_copy_and_never_the
         other = place.replace("127.0.0.1", "localhost")
         status, answer = owner.call("POST", "/staff/api/offsite", {"place": other, "password": ""})
         assert status == 400 and "its own password" in answer["error"]  # the old password goes nowhere else
+        assert staff.call("POST", "/staff/api/offsite/key", {"fingerprint": []})[0] == 403
+        status, answer = owner.call("POST", "/staff/api/offsite/key", {"fingerprint": []})
+        assert status == 400 and "no other SSH key" in answer["error"]  # a WebDAV place: no key to accept
+        status, answer = owner.call("POST", "/staff/api/offsite/key", {"fingerprint": "ED25519 SHA256:x"})
+        assert status == 400 and "as the page shows them" in answer["error"]
         owner.lang = "it"
         status, answer = owner.call("POST", "/staff/api/offsite", {"place": place, "password": "wrong"})
         assert status == 200 and answer["last"]["ok"] is False and "rclone non ha potuto" in answer["last"]["why"]
@@ -225,3 +240,75 @@ def test_the_owner_gives_the_place_on_the_staff_page_sees_the_copy_and_never_the
     finally:
         service.close()
         server.close()
+
+
+def host_key(folder: Path, name: str) -> tuple[Path, str]:
+    """A new SSH host key for a server, and its fingerprint as ssh prints it."""
+    require_tools("ssh-keygen")
+    folder.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(folder / name)], check=True)
+    printed = subprocess.run(["ssh-keygen", "-lf", str(folder / f"{name}.pub")], capture_output=True, text=True,
+                             check=True).stdout
+    return folder / name, printed.split()[1]
+
+
+def test_the_sftp_place_key_is_pinned_at_the_first_copy_and_another_server_at_its_address_gets_nothing(
+        tmp_path, monkeypatch):
+    """Issue 74 item 7: a server with another host key at the same address gets no login, no password
+    and no file; the owner is told and sees both fingerprints; accepting the new key lets copies go on."""
+    require_tools("ssh-keyscan")
+    config = configured(tmp_path / "table")
+    told = []
+    monkeypatch.setattr(backup, "failed", lambda where, why: told.append(say(why, "en")))
+    key, printed = host_key(tmp_path / "keys", "place")
+    other_key, other_printed = host_key(tmp_path / "keys", "other")
+    server = Served("sftp", tmp_path / "served", tmp_path / "server-home", key=key)
+    port = server.port
+    offsite.save(config, offsite.parse(address("sftp", port), PASSWORD))
+    try:
+        first = night(config).tick()
+    finally:
+        server.close()
+    assert first is not None and (server.folder / "pi-table" / "bar-uno" / first.name).exists()
+    assert offsite.state(config)["key"] == {"pinned": [f"ED25519 {printed}"], "offered": None}
+
+    other = Served("sftp", tmp_path / "other", tmp_path / "other-home", port=port, key=other_key)
+    try:
+        assert offsite.send(config, first) is False
+    finally:
+        logged = other.close()
+    assert not list(other.folder.rglob("*")), "the other server got a file"
+    assert "Password login attempt" not in logged and 'ssh auth "password"' not in logged, logged  # no login
+    assert told and "another SSH key" in told[-1] and other_printed in told[-1]
+    shown = offsite.state(config)
+    assert shown["key"] == {"pinned": [f"ED25519 {printed}"], "offered": [f"ED25519 {other_printed}"]}
+    assert shown["last"]["ok"] is False and other_printed in shown["last"]["why"]["en"]
+
+    other = Served("sftp", tmp_path / "other", tmp_path / "other-home", port=port, key=other_key)
+    try:
+        with pytest.raises(Refusal, match="yet another"):
+            offsite.accept_key(config, [f"ED25519 {printed}"])  # only the key the owner was shown
+        offsite.accept_key(config, [f"ED25519 {other_printed}"])
+        assert offsite.send(config, first) is True  # the owner compared it and took the new key
+    finally:
+        other.close()
+    assert (other.folder / "pi-table" / "bar-uno" / first.name).read_bytes() == first.read_bytes()
+    assert offsite.state(config)["key"] == {"pinned": [f"ED25519 {other_printed}"], "offered": None}
+
+
+def test_the_pinned_key_is_bound_to_the_place_address_a_new_address_pins_anew(tmp_path):
+    config = configured(tmp_path / "table")
+    key, printed = host_key(tmp_path / "keys", "place")
+    other_key, other_printed = host_key(tmp_path / "keys", "other")
+    servers = [Served("sftp", tmp_path / name, tmp_path / f"{name}-home", key=k)
+               for name, k in (("one", key), ("two", other_key))]
+    try:
+        made = night(config, copies=()).tick()
+        assert made is not None
+        for server, fingerprint in zip(servers, (printed, other_printed), strict=True):
+            offsite.save(config, offsite.parse(address("sftp", server.port), PASSWORD))
+            assert offsite.send(config, made) is True
+            assert offsite.state(config)["key"] == {"pinned": [f"ED25519 {fingerprint}"], "offered": None}
+    finally:
+        for server in servers:
+            server.close()

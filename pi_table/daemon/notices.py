@@ -88,6 +88,9 @@ SECURITY_FAILED = Kind.of("update", N_("The security updates failed: {why}"), wh
 BACKUP_FAILED = Kind.of("backup", N_("The nightly backup could not be made: {why}"), why=Phrase)
 OFFSITE_FAILED = Kind.of("backup", N_("The nightly backup could not be copied to the network place: {why}"),
                          why=Reason)
+OFFSITE_KEY_CHANGED = Kind.of("backup", N_(
+    "The network place answered with another SSH key: no copy is sent there until you compare it and accept it on "
+    "the staff page."))
 STICK_FAILED = Kind.of("backup", N_("The nightly backup could not be written to the USB stick: {why}"), why=Phrase)
 DISK_FULL = Kind.of("disk", N_("The SD card is nearly full: {percent}% used, {free} MB free."), percent=int, free=int)
 NIGHT_CLOSED = Kind.of("night", N_("The game night {name} closed. At the top of the standings: {winners}"),
@@ -372,7 +375,9 @@ class Watch:
         if nightly is not None and nightly.failed is not None:
             found["backup"] = Message.of(BACKUP_FAILED, why=because(nightly.failed))
         copied = offsite.last(daemon.config)  # each copy off the card: one key while its fault stays, not one a try
-        if copied is not None and copied.get("ok") is False:
+        if offsite.changed_key(daemon.config) is not None:  # not a failure among others: a key to compare
+            found["backup:offsite"] = Message.of(OFFSITE_KEY_CHANGED)
+        elif copied is not None and copied.get("ok") is False:
             why = copied.get("why")  # the note's, said for the staff page with rclone's own words
             found["backup:offsite"] = Message.of(OFFSITE_FAILED, why=Reason.of(str(
                 why.get("en", "") if isinstance(why, dict) else "")))

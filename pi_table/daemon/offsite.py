@@ -13,6 +13,8 @@ the backups (``NOTE``) for the staff page; a failure is told to ``backup.failed`
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import ipaddress
 import json
 import logging
@@ -41,6 +43,14 @@ NOTE = "offsite.last.json"
 """In the backups folder: when the last copy was made, of which backup, and how it went."""
 RCLONE_CONFIG = "offsite.rclone.conf"
 """In the backups folder while a copy runs: rclone's configuration, the password obscured in it."""
+KEY_FILE = "offsite.hostkey"
+"""In the journal folder: the SFTP place's host keys, pinned at its first copy and bound to its
+address (host and port), and the other keys it answered with since, until the owner accepts them."""
+KNOWN_HOSTS = "offsite.known_hosts"
+"""In the backups folder while a copy runs: the pinned keys, as rclone's ``known_hosts_file`` reads them."""
+KEY = re.compile(r"(ssh-ed25519|ecdsa-sha2-nistp(?:256|384|521)|ssh-rsa) ([A-Za-z0-9+/]{40,2000}={0,2})")
+"""A host key as ssh-keyscan prints it: its type and its key (nothing else reaches the known hosts file)."""
+SCAN_S = 10  # ssh-keyscan's timeout, seconds
 REMOTE = "place"  # the one remote the configuration names
 SCHEMES = {"sftp": ("sftp", 22, True), "https": ("webdav", 443, True), "http": ("webdav", 80, False)}
 """What a place's address may start with: the kind rclone reaches it by, its default port, and TLS."""
@@ -140,6 +150,7 @@ def save(config: Config, place: Place | None) -> None:
     path = config.paths.journal_dir / PLACE_FILE
     if place is None:
         path.unlink(missing_ok=True)
+        (config.paths.journal_dir / KEY_FILE).unlink(missing_ok=True)
         (backup.folder(config) / NOTE).unlink(missing_ok=True)
         return
     path.parent.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
@@ -167,7 +178,7 @@ def state(config: Config) -> dict[str, Any]:
     """What the staff page shows: the place (its password never), and how its last copy went."""
     place = load(config)
     return {"place": None if place is None else place.shown(), "password_set": place is not None,
-            "last": last(config)}
+            "last": last(config), "key": None if place is None else shown_key(config, place)}
 
 
 def last(config: Config) -> dict[str, Any] | None:
@@ -214,8 +225,11 @@ def copy(config: Config, place: Place, made: Path, timeout_s: float = COPY_S) ->
     where = backup.folder(config)
     conf = where / RCLONE_CONFIG
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(where)}  # no RCLONE_* from elsewhere
+    known = where / KNOWN_HOSTS
     try:
-        write_private(conf, _config_text(rclone, place, env).encode())
+        if place.kind == "sftp":
+            write_private(known, _known_hosts(place, _pinned_keys(config, place)).encode())
+        write_private(conf, _config_text(rclone, place, env, known).encode())
         done = subprocess.run([rclone, "--config", str(conf), "copyto", "--contimeout", "20s", "--timeout", "60s",
                                "--retries", "2", "--low-level-retries", "3", "--", str(made),
                                f"{REMOTE}:{place.path}/{made.name}" if place.path else f"{REMOTE}:{made.name}"],
@@ -226,6 +240,9 @@ def copy(config: Config, place: Place, made: Path, timeout_s: float = COPY_S) ->
         return e.phrase if isinstance(e, Refusal) else Phrase.of("rclone cannot run: {error}", error=e.strerror or str(e))
     finally:
         conf.unlink(missing_ok=True)
+        known.unlink(missing_ok=True)
+    if done.returncode != 0 and b"knownhosts: key mismatch" in done.stderr:
+        return _key_changed(config, place)
     if done.returncode != 0:
         log.warning("rclone could not copy %s to %s: %s", made.name, place.shown(),
                     done.stderr.decode("utf-8", "replace").strip()[-2000:])
@@ -234,7 +251,7 @@ def copy(config: Config, place: Place, made: Path, timeout_s: float = COPY_S) ->
     return None
 
 
-def _config_text(rclone: str, place: Place, env: dict[str, str]) -> str:
+def _config_text(rclone: str, place: Place, env: dict[str, str], known: Path) -> str:
     """rclone's configuration for ``place``: each value one checked line, the password obscured
     as rclone expects it (by rclone itself, given on its standard input, never as an argument)."""
     try:
@@ -243,7 +260,8 @@ def _config_text(rclone: str, place: Place, env: dict[str, str]) -> str:
     except (OSError, subprocess.SubprocessError):
         raise Refusal("rclone could not keep the place's password") from None
     if place.kind == "sftp":
-        lines = {"type": "sftp", "host": place.host, "port": str(place.port), "user": place.user, "pass": obscured}
+        lines = {"type": "sftp", "host": place.host, "port": str(place.port), "user": place.user, "pass": obscured,
+                 "known_hosts_file": str(known)}
     else:
         host = f"[{place.host}]" if ":" in place.host else place.host
         lines = {"type": "webdav", "url": f"{'https' if place.tls else 'http'}://{host}:{place.port}/",
@@ -256,3 +274,122 @@ def _last_error(stderr: bytes) -> str:
     lines = [line for line in stderr.decode("utf-8", "replace").splitlines() if "ERROR" in line or "Failed" in line]
     line = lines[-1] if lines else (stderr.decode("utf-8", "replace").strip().splitlines() or ["?"])[-1]
     return re.sub(r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d\s+(?:(?:ERROR|NOTICE|INFO)\s*:\s*)?", "", line).strip()[:300]
+
+
+# --- the SFTP place's host key --------------------------------------------------------------------
+
+
+def _kept_keys(config: Config, place: Place) -> dict[str, Any] | None:
+    """The keys kept for ``place``'s address (``pinned``, and ``offered`` when it answered with
+    others since), or None: none kept, or kept for another address (a new address is pinned anew)."""
+    try:
+        kept = json.loads(read_file(config.paths.journal_dir / KEY_FILE, PLACE_MOST))
+    except (OSError, TooBig, ValueError):
+        return None
+    if not isinstance(kept, dict) or (kept.get("host"), kept.get("port")) != (place.host, place.port):
+        return None
+    keys = [kept.get("pinned"), kept.get("offered") or []]
+    if not all(isinstance(listed, list) and all(isinstance(key, str) and KEY.fullmatch(key) for key in listed)
+               for listed in keys) or not keys[0]:
+        return None
+    return kept
+
+
+def _keep_keys(config: Config, place: Place, pinned: list[str], offered: list[str] | None = None) -> None:
+    config.paths.journal_dir.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    write_private(config.paths.journal_dir / KEY_FILE, json.dumps(
+        {"host": place.host, "port": place.port, "pinned": pinned, **({"offered": offered} if offered else {})}
+    ).encode())
+
+
+def _pinned_keys(config: Config, place: Place) -> list[str]:
+    """The keys the place must answer with: those pinned for its address, else (its first copy)
+    those it answers with now, pinned. Refusal when it cannot be asked."""
+    kept = _kept_keys(config, place)
+    if kept is not None:
+        return list(kept["pinned"])
+    keys = _scan(place)
+    _keep_keys(config, place, keys)
+    log.info("the network place %s's SSH key is pinned: %s", place.shown(), ", ".join(map(fingerprint, keys)))
+    return keys
+
+
+def _scan(place: Place) -> list[str]:
+    """The host keys the SFTP place answers with now, asked by ssh-keyscan (no login: it never
+    sees the user or the password); Refusal when none comes back."""
+    keyscan = shutil.which("ssh-keyscan")
+    if keyscan is None:
+        raise Refusal("ssh-keyscan is not installed on this table (apt install openssh-client)")
+    try:
+        done = subprocess.run([keyscan, "-T", str(SCAN_S), "-p", str(place.port), "--", place.host],
+                              capture_output=True, timeout=SCAN_S * 3, check=False, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        done = None
+    keys = [] if done is None else sorted({found.group(0) for line in done.stdout.decode("ascii", "replace").splitlines()
+                                           if not line.startswith("#") and (found := KEY.search(line)) is not None})
+    if not keys:
+        raise Refusal("the place {place} gave no SSH key: is an SFTP server at that address and port?",
+                      place=place.shown())
+    return keys
+
+
+def _known_hosts(place: Place, keys: list[str]) -> str:
+    """``keys`` as known hosts lines for the place's address, as ssh and rclone name it."""
+    name = place.host if place.port == 22 and ":" not in place.host else f"[{place.host}]:{place.port}"
+    return "".join(f"{name} {key}\n" for key in keys)
+
+
+def _key_changed(config: Config, place: Place) -> Text:
+    """The place answered with another key than the one pinned: nothing was sent (rclone stops
+    before the login); the keys it answers with now are kept for the owner to compare and accept."""
+    kept = _kept_keys(config, place)
+    try:
+        offered = _scan(place)
+    except Refusal:
+        offered = []
+    if kept is not None:
+        _keep_keys(config, place, kept["pinned"], offered)
+    log.warning("the network place %s answered with another SSH key (%s) than the one pinned: no copy is sent",
+                place.shown(), ", ".join(map(fingerprint, offered)) or "?")
+    return Phrase.of("the place {place} answered with another SSH key than the one kept ({fingerprint}): nothing "
+                     "was sent; compare it on the staff page and accept it only if the place's owner says it is new",
+                     place=place.shown(), fingerprint=", ".join(map(fingerprint, offered)) or "?")
+
+
+def fingerprint(key: str) -> str:
+    """A host key's fingerprint as ssh prints it: ``ED25519 SHA256:…``."""
+    kind, blob = key.split(" ", 1)
+    digest = base64.b64encode(hashlib.sha256(base64.b64decode(blob)).digest()).decode().rstrip("=")
+    named = {"ssh-ed25519": "ED25519", "ssh-rsa": "RSA"}.get(kind, "ECDSA")
+    return f"{named} SHA256:{digest}"
+
+
+def shown_key(config: Config, place: Place) -> dict[str, Any] | None:
+    """The SFTP place's host keys as the staff page shows them: the ``pinned`` fingerprints, and
+    the ``offered`` ones it answered with since (None when it has not), or None before its first copy."""
+    kept = _kept_keys(config, place) if place.kind == "sftp" else None
+    if kept is None:
+        return None
+    return {"pinned": [fingerprint(key) for key in kept["pinned"]],
+            "offered": [fingerprint(key) for key in kept["offered"]] if kept.get("offered") else None}
+
+
+def changed_key(config: Config) -> list[str] | None:
+    """The fingerprints of the other keys the kept place answered with, until the owner accepts them."""
+    place = load(config)
+    found = None if place is None else shown_key(config, place)
+    return None if found is None else found["offered"]
+
+
+def accept_key(config: Config, compared: list[str]) -> None:
+    """The keys the place answered with, pinned in place of the old ones, when they are those the
+    owner ``compared`` (their fingerprints, as the page showed them): never one seen since."""
+    place = load(config)
+    kept = None if place is None else _kept_keys(config, place)
+    if place is None or kept is None or not kept.get("offered"):
+        raise Refusal("the network place answered with no other SSH key: there is none to accept")
+    if compared != [fingerprint(key) for key in kept["offered"]]:
+        raise Refusal("the place answered with yet another SSH key since the page showed it: compare the one shown now")
+    _keep_keys(config, place, kept["offered"])
+    log.warning("the network place %s's new SSH key is accepted: %s", place.shown(),
+                ", ".join(map(fingerprint, kept["offered"])))

@@ -51,3 +51,7 @@ class OffsiteDesk:
             raise Refusal("another server, port or user needs its own password: give it too")  # the old one goes nowhere else
         offsite.save(config, place)
         return offsite.send_newest(config)
+
+    def accept_offsite_key(self, compared: list[str]) -> bool | None:
+        offsite.accept_key(self.daemon.config, compared)
+        return offsite.send_newest(self.daemon.config)

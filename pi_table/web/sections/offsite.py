@@ -29,6 +29,10 @@ TEXTS: tuple[str, ...] = (
     N_("Last copy: {backup} at {time}"),
     N_("The last copy failed at {time}: {why}"),
     N_("Kept."),
+    N_("The place's SSH key, pinned at its first copy: {fingerprint}"),
+    N_("The place now answers with another SSH key: {fingerprint}. No copy is sent there. Compare it with the one "
+       "the place's owner gives you; accept it only if it is theirs."),
+    N_("Accept the new key and copy the newest backup now"),
     N_("No backup on a USB stick yet: one plugged into the table gets each night's backup."),
     N_("Last on a USB stick ({stick}): {backup} at {time}"),
     N_("The last backup to a USB stick failed at {time}: {why}"),
@@ -48,6 +52,10 @@ class Table(Protocol):
         same host and user) and copy the newest backup there now: whether it went, None when not
         tried (a Refusal: what is wrong with the place)."""
 
+    def accept_offsite_key(self, compared: list[str]) -> bool | None:
+        """The SFTP place's new host keys, whose fingerprints the owner ``compared``, pinned, and the
+        newest backup copied there now (a Refusal: it answered with no other key, or with others since)."""
+
 
 class OffsiteSection(Section[Table], name="offsite", script="offsite.js", texts=TEXTS):
     """The network place's routes under ``/staff/api/``, behind the staff page's checks."""
@@ -56,6 +64,7 @@ class OffsiteSection(Section[Table], name="offsite", script="offsite.js", texts=
         return [
                 owner("GET", "/staff/api/offsite", self._offsite),  # the network place: its password never
                 owner("POST", "/staff/api/offsite", self._give_offsite),
+                owner("POST", "/staff/api/offsite/key", self._accept_key),  # the SFTP place's new host key
         ]
 
     async def _offsite(self, request: web.Request, session: Session) -> web.Response:
@@ -76,4 +85,19 @@ class OffsiteSection(Section[Table], name="offsite", script="offsite.js", texts=
             return web.json_response({"ok": False, "error": say(e.phrase, lang)}, status=400)
         log.warning("staff page: the backups' network place %s from %s", "given" if address.strip() else "forgotten",
                     request.remote)
+        return web.json_response({"ok": True, **await asyncio.to_thread(self.table.offsite, lang)})
+
+    async def _accept_key(self, request: web.Request, session: Session) -> web.Response:
+        """``{"fingerprint": [FINGERPRINT, ...]}``: the SFTP place's new host keys, as the page showed
+        them and the owner compared them, pinned in place of the old ones."""
+        body = await self.page.read_json(request)
+        compared = body.get("fingerprint") if isinstance(body, dict) else None
+        if not isinstance(compared, list) or not all(isinstance(one, str) for one in compared) or len(compared) > 10:
+            return bad('expected {"fingerprint": ["ED25519 SHA256:...", ...]}, as the page shows them')
+        lang = language(request)
+        try:
+            await asyncio.to_thread(self.table.accept_offsite_key, compared)
+        except Refusal as e:
+            return web.json_response({"ok": False, "error": say(e.phrase, lang)}, status=400)
+        log.warning("staff page: the backups' network place's new SSH key accepted from %s", request.remote)
         return web.json_response({"ok": True, **await asyncio.to_thread(self.table.offsite, lang)})

@@ -13,7 +13,23 @@ function offsiteSection() {
     ...formField("offsite-password", "Its password", { type: "password", autocomplete: "new-password" }),
     el("div", { class: "row" },
       worded("button", "Keep it and copy the newest backup now", { id: "offsite-save", class: "quiet" })),
-    el("p", { id: "offsite-last", class: "note" }));
+    el("p", { id: "offsite-last", class: "note" }),
+    el("p", { id: "offsite-key", class: "note" }),
+    el("div", { class: "row" },
+      worded("button", "Accept the new key and copy the newest backup now", { id: "offsite-key-accept", class: "quiet", hidden: true })));
+}
+
+// The SFTP place's host key: the pinned one's fingerprint for the owner to compare, and the other
+// one it answered with since (no copy goes there until the owner accepts it).
+let offered = null;
+function showKey(key) {
+  offered = key && key.offered;
+  const line = $("offsite-key");
+  line.classList.toggle("error", Boolean(offered));
+  line.textContent = !key ? ""
+    : offered ? t("The place now answers with another SSH key: {fingerprint}. No copy is sent there. Compare it with the one the place's owner gives you; accept it only if it is theirs.", { fingerprint: offered.join(", ") })
+    : t("The place's SSH key, pinned at its first copy: {fingerprint}", { fingerprint: key.pinned.join(", ") });
+  $("offsite-key-accept").hidden = !offered;
 }
 
 const at = (seconds) => when(new Date(seconds * 1000));
@@ -29,6 +45,7 @@ function showOffsite(found) {
   line.textContent = !last ? (found.place ? t("No copy made yet.") : "")
     : last.ok ? t("Last copy: {backup} at {time}", { backup: last.backup, time: at(last.at) })
     : t("The last copy failed at {time}: {why}", { time: at(last.at), why: last.why || "?" });
+  showKey(found.key);
 }
 
 // The stick's last backup, as the root helper noted it: a stick plugged in the table gets each night's.
@@ -48,16 +65,23 @@ async function loadOffsite() {
 function lockedOffsite(why) {
   $("offsite-place").value = "";
   $("offsite-last").textContent = "";
+  showKey(null);
   $("stick-last").textContent = why;
+}
+
+// The place kept and the newest backup copied there at once: how it went, said.
+function tried(answer) {
+  showOffsite(answer.data);
+  showStick(answer.data.stick);
+  const failed = Boolean(answer.data.last && !answer.data.last.ok);
+  say(failed ? $("offsite-last").textContent : t("Kept."), failed);
 }
 
 $("desk").append(offsiteSection());
 $("offsite-save").addEventListener("click", () => ownersAction(
   () => api("POST", "/staff/api/offsite", { place: $("offsite-place").value, password: $("offsite-password").value }),
-  (answer) => {
-    showOffsite(answer.data);
-    showStick(answer.data.stick);
-    const failed = Boolean(answer.data.last && !answer.data.last.ok);
-    say(failed ? $("offsite-last").textContent : t("Kept."), failed);
-  }));
+  tried));
+$("offsite-key-accept").addEventListener("click", () => ownersAction(
+  () => api("POST", "/staff/api/offsite/key", { fingerprint: offered || [] }),
+  tried));
 section({ owner: (state) => (unlocked(state) ? loadOffsite() : lockedOffsite(locked(state))) });
