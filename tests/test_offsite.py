@@ -37,7 +37,7 @@ class Served:
     """``rclone serve KIND`` on a free loopback port, into ``folder``, with the user and password."""
 
     def __init__(self, kind: str, folder: Path, home: Path, port: int | None = None,
-                 key: Path | None = None) -> None:
+                 key: Path | None = None, tls: tuple[Path, Path] | None = None) -> None:
         require_tools("rclone")
         self.port = port or free_port()
         folder.mkdir(parents=True, exist_ok=True)
@@ -47,7 +47,8 @@ class Served:
                "XDG_CONFIG_HOME": str(home / "config")}
         self.process = subprocess.Popen(
             ["rclone", "serve", kind, "--addr", f"127.0.0.1:{self.port}", "--user", USER, "--pass", PASSWORD,
-             "--config", "/dev/null", *(["--key", str(key), "-vv"] if key else []), str(folder)], env=env,
+             "--config", "/dev/null", *(["--key", str(key), "-vv"] if key else []),
+             *(["--cert", str(tls[0]), "--key", str(tls[1])] if tls else []), str(folder)], env=env,
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         wait_for(self._listening, f"rclone serve {kind} listening", timeout=30)
 
@@ -137,7 +138,7 @@ def test_the_place_is_kept_for_the_service_alone_and_shown_without_its_password(
     assert shown["place"] == "https://owner@cafe.it@dav.example.org:443/remote.php/dav/files/x"
     assert shown["password_set"] is True and PASSWORD not in json.dumps(shown)
     offsite.save(config, None)
-    assert offsite.state(config) == {"place": None, "password_set": False, "last": None, "key": None}
+    assert offsite.state(config) == {"place": None, "password_set": False, "last": None, "key": None, "ca": False}
 
 
 @pytest.mark.parametrize(("typed", "named"), [
@@ -233,6 +234,10 @@ def test_the_owner_gives_the_place_on_the_staff_page_sees_the_copy_and_never_the
         assert status == 400 and "no other SSH key" in answer["error"]  # a WebDAV place: no key to accept
         status, answer = owner.call("POST", "/staff/api/offsite/key", {"fingerprint": "ED25519 SHA256:x"})
         assert status == 400 and "as the page shows them" in answer["error"]
+        assert staff.call("POST", "/staff/api/offsite/ca", {"ca": "x"})[0] == 403
+        status, answer = owner.call("POST", "/staff/api/offsite/ca", {"ca": "x"})
+        assert status == 400 and "WebDAV place over https" in answer["error"]  # http to this computer: no CA
+        assert owner.call("POST", "/staff/api/offsite/ca", {"ca": 1})[0] == 400
         owner.lang = "it"
         status, answer = owner.call("POST", "/staff/api/offsite", {"place": place, "password": "wrong"})
         assert status == 200 and answer["last"]["ok"] is False and "rclone non ha potuto" in answer["last"]["why"]
@@ -312,3 +317,48 @@ def test_the_pinned_key_is_bound_to_the_place_address_a_new_address_pins_anew(tm
     finally:
         for server in servers:
             server.close()
+
+
+def certificates(folder: Path) -> tuple[Path, Path, Path]:
+    """A café's own CA and a certificate it signed for 127.0.0.1 (a NAS's): the CA, the certificate, its key."""
+    require_tools("openssl")
+    folder.mkdir(parents=True, exist_ok=True)
+    ca, ca_key, cert, key = (folder / name for name in ("ca.crt", "ca.key", "nas.crt", "nas.key"))
+
+    def openssl(*arguments: str) -> None:
+        subprocess.run(["openssl", *arguments], check=True, capture_output=True)
+
+    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+            "-subj", "/CN=Bar Uno CA", "-keyout", str(ca_key), "-out", str(ca))
+    openssl("req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=nas",
+            "-keyout", str(key), "-out", str(folder / "nas.csr"))
+    (folder / "san.ext").write_text("subjectAltName = IP:127.0.0.1\n")
+    openssl("x509", "-req", "-in", str(folder / "nas.csr"), "-CA", str(ca), "-CAkey", str(ca_key), "-CAcreateserial",
+            "-days", "2", "-extfile", str(folder / "san.ext"), "-out", str(cert))
+    return ca, cert, key
+
+
+def test_a_webdav_place_with_its_own_certificate_takes_the_copy_once_the_owner_gives_its_ca(tmp_path):
+    """Issue 75 item 3: a café's NAS with a certificate of its own CA: the copy fails (x509) until the
+    owner gives that CA; the CA is bound to the place's address and reaches no other place."""
+    config = configured(tmp_path / "table")
+    ca, cert, key = certificates(tmp_path / "certs")
+    server = Served("webdav", tmp_path / "served", tmp_path / "server-home", tls=(cert, key))
+    try:
+        made = night(config, copies=()).tick()
+        assert made is not None
+        place = offsite.parse(address("webdav", server.port).replace("http://", "https://"), PASSWORD)
+        offsite.save(config, place)
+        assert offsite.send(config, made) is False
+        assert "x509" in offsite.last(config)["why"]["en"] or "certificate" in offsite.last(config)["why"]["en"]
+        with pytest.raises(Refusal, match="BEGIN CERTIFICATE"):
+            offsite.keep_ca(config, "not a certificate")
+        offsite.keep_ca(config, ca.read_text())
+        assert offsite.send(config, made) is True
+        assert (server.folder / "pi-table" / "bar-uno" / made.name).read_bytes() == made.read_bytes()
+        assert offsite.state(config)["ca"] is True
+        other = address("webdav", server.port).replace("http://", "https://").replace("127.0.0.1", "localhost")
+        offsite.save(config, offsite.parse(other, PASSWORD))
+        assert offsite.state(config)["ca"] is False  # another address: the CA given for the NAS is not its
+    finally:
+        server.close()

@@ -36,8 +36,8 @@ OWNERS = {("POST", "/staff/api/power"), ("POST", "/staff/api/restore"), ("GET", 
           ("POST", "/staff/api/keys"), ("POST", "/staff/api/network"), ("GET", "/staff/api/broker"),
           ("POST", "/staff/api/broker"), ("GET", "/staff/api/broker/ca.crt"), ("POST", "/staff/api/owner/recovery"),
           ("POST", "/staff/api/owner/notice"), ("GET", "/staff/api/owner/resets"), ("GET", "/staff/api/offsite"),
-          ("POST", "/staff/api/offsite"), ("POST", "/staff/api/offsite/key"), ("GET", "/staff/api/notify"),
-          ("POST", "/staff/api/notify/test")}
+          ("POST", "/staff/api/offsite"), ("POST", "/staff/api/offsite/key"), ("POST", "/staff/api/offsite/ca"),
+          ("GET", "/staff/api/notify"), ("POST", "/staff/api/notify/test")}
 """What the issue gives the owner alone: power, restores, updates and the PIN's reset; the
 backup's download, which holds the settings whole (a broker's password written in its URL too);
 the Wi-Fi (issue 39), which can take the table off the network the staff reach it on; and the

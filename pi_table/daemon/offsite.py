@@ -21,6 +21,7 @@ import logging
 import os
 import re
 import shutil
+import ssl
 import subprocess
 import time
 import urllib.parse
@@ -51,6 +52,12 @@ KNOWN_HOSTS = "offsite.known_hosts"
 KEY = re.compile(r"(ssh-ed25519|ecdsa-sha2-nistp(?:256|384|521)|ssh-rsa) ([A-Za-z0-9+/]{40,2000}={0,2})")
 """A host key as ssh-keyscan prints it: its type and its key (nothing else reaches the known hosts file)."""
 SCAN_S = 10  # ssh-keyscan's timeout, seconds
+CA_FILE = "offsite.ca"
+"""In the journal folder: the CA the owner gave for a WebDAV place with a certificate of its own
+(a café's NAS), bound to the place's address (host and port)."""
+CA_CERT = "offsite.ca.pem"
+"""In the backups folder while a copy runs: that CA, as rclone's ``--ca-cert`` reads it."""
+CA_MOST = 32 * 1024  # a CA certificate, or a short chain of them
 REMOTE = "place"  # the one remote the configuration names
 SCHEMES = {"sftp": ("sftp", 22, True), "https": ("webdav", 443, True), "http": ("webdav", 80, False)}
 """What a place's address may start with: the kind rclone reaches it by, its default port, and TLS."""
@@ -151,6 +158,7 @@ def save(config: Config, place: Place | None) -> None:
     if place is None:
         path.unlink(missing_ok=True)
         (config.paths.journal_dir / KEY_FILE).unlink(missing_ok=True)
+        (config.paths.journal_dir / CA_FILE).unlink(missing_ok=True)
         (backup.folder(config) / NOTE).unlink(missing_ok=True)
         return
     path.parent.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
@@ -178,7 +186,8 @@ def state(config: Config) -> dict[str, Any]:
     """What the staff page shows: the place (its password never), and how its last copy went."""
     place = load(config)
     return {"place": None if place is None else place.shown(), "password_set": place is not None,
-            "last": last(config), "key": None if place is None else shown_key(config, place)}
+            "last": last(config), "key": None if place is None else shown_key(config, place),
+            "ca": place is not None and _kept_ca(config, place) is not None}
 
 
 def last(config: Config) -> dict[str, Any] | None:
@@ -225,13 +234,17 @@ def copy(config: Config, place: Place, made: Path, timeout_s: float = COPY_S) ->
     where = backup.folder(config)
     conf = where / RCLONE_CONFIG
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(where)}  # no RCLONE_* from elsewhere
-    known = where / KNOWN_HOSTS
+    known, authority = where / KNOWN_HOSTS, where / CA_CERT
+    ca = _kept_ca(config, place)
     try:
         if place.kind == "sftp":
             write_private(known, _known_hosts(place, _pinned_keys(config, place)).encode())
+        if ca is not None:
+            write_private(authority, ca.encode())
         write_private(conf, _config_text(rclone, place, env, known).encode())
         done = subprocess.run([rclone, "--config", str(conf), "copyto", "--contimeout", "20s", "--timeout", "60s",
-                               "--retries", "2", "--low-level-retries", "3", "--", str(made),
+                               "--retries", "2", "--low-level-retries", "3",
+                               *(["--ca-cert", str(authority)] if ca is not None else []), "--", str(made),
                                f"{REMOTE}:{place.path}/{made.name}" if place.path else f"{REMOTE}:{made.name}"],
                               capture_output=True, timeout=timeout_s, check=False, env=env, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
@@ -241,6 +254,7 @@ def copy(config: Config, place: Place, made: Path, timeout_s: float = COPY_S) ->
     finally:
         conf.unlink(missing_ok=True)
         known.unlink(missing_ok=True)
+        authority.unlink(missing_ok=True)
     if done.returncode != 0 and b"knownhosts: key mismatch" in done.stderr:
         return _key_changed(config, place)
     if done.returncode != 0:
@@ -393,3 +407,38 @@ def accept_key(config: Config, compared: list[str]) -> None:
     _keep_keys(config, place, kept["offered"])
     log.warning("the network place %s's new SSH key is accepted: %s", place.shown(),
                 ", ".join(map(fingerprint, kept["offered"])))
+
+
+# --- a WebDAV place's own CA ----------------------------------------------------------------------
+
+
+def keep_ca(config: Config, pem: str) -> None:
+    """The CA that signed the kept WebDAV place's certificate (a café's NAS), which the owner gave,
+    trusted for that place's address alone; Refusal naming what is wrong with it."""
+    place = load(config)
+    if place is None or place.kind != "webdav" or not place.tls:
+        raise Refusal("a CA is for a WebDAV place over https: keep the place first, then give its CA")
+    if not isinstance(pem, str) or len(pem) > CA_MOST or "-----BEGIN CERTIFICATE-----" not in pem:
+        raise Refusal("the CA holds no PEM certificate (-----BEGIN CERTIFICATE-----): expected the file of the CA "
+                      "that signed the place's certificate, at most {most} KB", most=CA_MOST // 1024)
+    try:
+        ssl.create_default_context(cadata=pem)
+    except (ssl.SSLError, ValueError):
+        raise Refusal("the CA's PEM certificate cannot be read: expected the file of the CA that signed the "
+                      "place's certificate") from None
+    config.paths.journal_dir.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    write_private(config.paths.journal_dir / CA_FILE,
+                  json.dumps({"host": place.host, "port": place.port, "pem": pem}).encode())
+    log.warning("the network place %s's own CA is kept for its address", place.shown())
+
+
+def _kept_ca(config: Config, place: Place) -> str | None:
+    """The CA the owner gave for ``place``'s address, or None (none given, or given for another)."""
+    try:
+        kept = json.loads(read_file(config.paths.journal_dir / CA_FILE, CA_MOST * 2))
+    except (OSError, TooBig, ValueError):
+        return None
+    if place.kind != "webdav" or not isinstance(kept, dict) or not isinstance(kept.get("pem"), str) \
+            or (kept.get("host"), kept.get("port")) != (place.host, place.port):
+        return None
+    return str(kept["pem"])

@@ -52,6 +52,10 @@ class OffsiteDesk:
         offsite.save(config, place)
         return offsite.send_newest(config)
 
+    def give_offsite_ca(self, pem: str) -> bool | None:
+        offsite.keep_ca(self.daemon.config, pem)
+        return offsite.send_newest(self.daemon.config)
+
     def accept_offsite_key(self, compared: list[str]) -> bool | None:
         offsite.accept_key(self.daemon.config, compared)
         return offsite.send_newest(self.daemon.config)

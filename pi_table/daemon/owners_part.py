@@ -12,7 +12,7 @@ The part, each piece by the name the notice says it by:
   last good copy (which a rollback would put back), and the files that held them removed;
 - the owner's files in the journal folder (``JOURNAL_FILES``): the recovery code's hash, the café's
   tables' passwords still to hand out (``broker_desk``), the network place the backups are copied to
-  with its password and its pinned SSH key (``offsite``);
+  with its password, its pinned SSH key and its own CA (``offsite``);
 - the nightly backups (each holds the settings as they were);
 - what root holds, through the root helper's ``owner-wipe``: the release keys the owner added from
   the staff page and the café's broker's passwords (``release.helper``).
@@ -50,7 +50,8 @@ SETTINGS = {BROKER: "broker", PASSWORD_FILE: "broker", "fleet.cert": "broker", "
             DASHBOARD_PASSWORD: "dashboard", NOTIFY_URL: "notify"}
 """The settings that hold a password (the broker's URL) or name a file that does, or the table's
 client key for the broker (with its certificate), by the piece of the part each is."""
-JOURNAL_FILES = {RECOVERY_FILE: "recovery", HANDOUT: "handout", offsite.PLACE_FILE: "offsite", offsite.KEY_FILE: "offsite"}
+JOURNAL_FILES = {RECOVERY_FILE: "recovery", HANDOUT: "handout", offsite.PLACE_FILE: "offsite",
+                 offsite.KEY_FILE: "offsite", offsite.CA_FILE: "offsite"}
 """The owner's files in the journal folder, by the piece of the part each is."""
 KEPT = {
     "web.tls_key": "the https key: the table's identity to the phones, shown on no page and sent nowhere; a new "

@@ -33,6 +33,10 @@ TEXTS: tuple[str, ...] = (
     N_("The place now answers with another SSH key: {fingerprint}. No copy is sent there. Compare it with the one "
        "the place's owner gives you; accept it only if it is theirs."),
     N_("Accept the new key and copy the newest backup now"),
+    N_("The CA that signed the place's certificate, for a WebDAV place with its own (a NAS's)"),
+    N_("Use this CA and copy the newest backup now"),
+    N_("Choose the CA's file first."),
+    N_("The place's own CA is set."),
     N_("No backup on a USB stick yet: one plugged into the table gets each night's backup."),
     N_("Last on a USB stick ({stick}): {backup} at {time}"),
     N_("The last backup to a USB stick failed at {time}: {why}"),
@@ -52,6 +56,10 @@ class Table(Protocol):
         same host and user) and copy the newest backup there now: whether it went, None when not
         tried (a Refusal: what is wrong with the place)."""
 
+    def give_offsite_ca(self, pem: str) -> bool | None:
+        """The CA that signed the kept WebDAV place's certificate trusted for its address, and the
+        newest backup copied there now (a Refusal: no such place, or not a CA's PEM)."""
+
     def accept_offsite_key(self, compared: list[str]) -> bool | None:
         """The SFTP place's new host keys, whose fingerprints the owner ``compared``, pinned, and the
         newest backup copied there now (a Refusal: it answered with no other key, or with others since)."""
@@ -65,6 +73,7 @@ class OffsiteSection(Section[Table], name="offsite", script="offsite.js", texts=
                 owner("GET", "/staff/api/offsite", self._offsite),  # the network place: its password never
                 owner("POST", "/staff/api/offsite", self._give_offsite),
                 owner("POST", "/staff/api/offsite/key", self._accept_key),  # the SFTP place's new host key
+                owner("POST", "/staff/api/offsite/ca", self._give_ca),  # a WebDAV place's own CA
         ]
 
     async def _offsite(self, request: web.Request, session: Session) -> web.Response:
@@ -100,4 +109,19 @@ class OffsiteSection(Section[Table], name="offsite", script="offsite.js", texts=
         except Refusal as e:
             return web.json_response({"ok": False, "error": say(e.phrase, lang)}, status=400)
         log.warning("staff page: the backups' network place's new SSH key accepted from %s", request.remote)
+        return web.json_response({"ok": True, **await asyncio.to_thread(self.table.offsite, lang)})
+
+    async def _give_ca(self, request: web.Request, session: Session) -> web.Response:
+        """``{"ca": PEM}``: the CA that signed the kept WebDAV place's certificate (the owner's file),
+        trusted for that place's address alone, and the newest backup copied there at once."""
+        body = await self.page.read_json(request)
+        pem = body.get("ca") if isinstance(body, dict) else None
+        if not isinstance(pem, str):
+            return bad('expected {"ca": "-----BEGIN CERTIFICATE-----..."}, the CA\'s file as text')
+        lang = language(request)
+        try:
+            await asyncio.to_thread(self.table.give_offsite_ca, pem)
+        except Refusal as e:
+            return web.json_response({"ok": False, "error": say(e.phrase, lang)}, status=400)
+        log.warning("staff page: the backups' network place's own CA given from %s", request.remote)
         return web.json_response({"ok": True, **await asyncio.to_thread(self.table.offsite, lang)})

@@ -16,7 +16,11 @@ function offsiteSection() {
     el("p", { id: "offsite-last", class: "note" }),
     el("p", { id: "offsite-key", class: "note" }),
     el("div", { class: "row" },
-      worded("button", "Accept the new key and copy the newest backup now", { id: "offsite-key-accept", class: "quiet", hidden: true })));
+      worded("button", "Accept the new key and copy the newest backup now", { id: "offsite-key-accept", class: "quiet", hidden: true })),
+    ...formField("offsite-ca", "The CA that signed the place's certificate, for a WebDAV place with its own (a NAS's)", { type: "file", accept: ".crt,.pem" }),
+    el("p", { id: "offsite-ca-set", class: "note" }),
+    el("div", { class: "row" },
+      worded("button", "Use this CA and copy the newest backup now", { id: "offsite-ca-save", class: "quiet" })));
 }
 
 // The SFTP place's host key: the pinned one's fingerprint for the owner to compare, and the other
@@ -46,6 +50,7 @@ function showOffsite(found) {
     : last.ok ? t("Last copy: {backup} at {time}", { backup: last.backup, time: at(last.at) })
     : t("The last copy failed at {time}: {why}", { time: at(last.at), why: last.why || "?" });
   showKey(found.key);
+  $("offsite-ca-set").textContent = found.ca ? t("The place's own CA is set.") : "";
 }
 
 // The stick's last backup, as the root helper noted it: a stick plugged in the table gets each night's.
@@ -84,4 +89,10 @@ $("offsite-save").addEventListener("click", () => ownersAction(
 $("offsite-key-accept").addEventListener("click", () => ownersAction(
   () => api("POST", "/staff/api/offsite/key", { fingerprint: offered || [] }),
   tried));
+$("offsite-ca-save").addEventListener("click", async () => {
+  const ca = $("offsite-ca").files[0];
+  if (!ca) { say(t("Choose the CA's file first."), true); return; }
+  const pem = await ca.text();
+  ownersAction(() => api("POST", "/staff/api/offsite/ca", { ca: pem }), tried);
+});
 section({ owner: (state) => (unlocked(state) ? loadOffsite() : lockedOffsite(locked(state))) });
