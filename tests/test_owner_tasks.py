@@ -161,8 +161,8 @@ SAID = {
         "good": "Tutto bene: il tavolo e questo computer funzionano.",
         "pin changed": "Il PIN è cambiato: gli altri telefoni devono rientrare con quello nuovo.",
         "reset notice": "la frase segreta del gestore è stata reimpostata con i pulsanti del tavolo",
-        "passphrase changed": "La frase segreta del gestore è cambiata: questo telefono agisce come gestore, ogni "
-                              "altro dà quella nuova.",
+        "passphrase changed": "La frase segreta del gestore è cambiata: questo telefono agisce come gestore, sugli "
+                              "altri telefoni va inserita quella nuova.",
         "replaces": "Ripristinarlo sostituisce:",
         "restored": "Ripristinato: il tavolo si riavvia per provarlo e prepara una nuova partita: la partita in corso si è chiusa.",
         "holds": "le impostazioni, il PIN dello staff",
