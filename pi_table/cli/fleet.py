@@ -16,14 +16,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
                        help="the page's login: the password's hash, which --set-password writes")
     fleet.add_argument("--set-password", action="store_true",
                        help="ask for the page's password (or read it from stdin), write its hash to --password-file, exit")
-    fleet.add_argument("--host", default="127.0.0.1", help="the address the page listens on (default: 127.0.0.1)")
-    fleet.add_argument("--port", type=int, default=8025, help="its TCP port (default: 8025; 0: any free port)")
-    fleet.add_argument("--tls-cert", default="", help="the page's own https: its certificate (and chain)")
-    fleet.add_argument("--tls-key", default="", help="the page's own https: the certificate's private key")
-    fleet.add_argument("--proxy", default="",
-                       help="the address of the reverse proxy that serves the page over https (its X-Forwarded-Proto, "
-                            "-Host and -For are believed from that address alone); without it or --tls-cert, the "
-                            "password is taken from this machine alone")
+    _served(fleet, 8025)
     fleet.add_argument("--lang", choices=("en", "it"), default="en", help="the page's language (default: en)")
     fleet.add_argument("--ca", default="", help="mqtts: the CA file the broker's certificate is checked against")
     fleet.add_argument("--cert", default="", help="mqtts: a client certificate, for a broker that asks for one")
@@ -56,17 +49,23 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     league.add_argument("--set-password", action="store_true",
                         help="ask for the organiser's password (or read it from stdin), write its hash to "
                              "--password-file, exit")
-    league.add_argument("--host", default="127.0.0.1", help="the address the page listens on (default: 127.0.0.1)")
-    league.add_argument("--port", type=int, default=8026, help="its TCP port (default: 8026; 0: any free port)")
-    league.add_argument("--tls-cert", default="", help="the page's own https: its certificate (and chain)")
-    league.add_argument("--tls-key", default="", help="the page's own https: the certificate's private key")
-    league.add_argument("--proxy", default="",
-                        help="the address of the reverse proxy that serves the page over https (its X-Forwarded-Proto, "
-                             "-Host and -For are believed from that address alone); without it or --tls-cert, the "
-                             "password is taken from this machine alone")
+    _served(league, 8026)
     league.add_argument("--lang", choices=("en", "it"), default="en",
                         help="the page's language when the phone asks for none it has (default: en)")
     league.set_defaults(func=_league)
+
+
+def _served(page: argparse.ArgumentParser, port: int) -> None:
+    """Where a page's server listens and how its password crosses the network (web.auth's one
+    login policy): the same options for the fleet's dashboard and the league's page."""
+    page.add_argument("--host", default="127.0.0.1", help="the address the page listens on (default: 127.0.0.1)")
+    page.add_argument("--port", type=int, default=port, help=f"its TCP port (default: {port}; 0: any free port)")
+    page.add_argument("--tls-cert", default="", help="the page's own https: its certificate (and chain)")
+    page.add_argument("--tls-key", default="", help="the page's own https: the certificate's private key")
+    page.add_argument("--proxy", default="",
+                      help="the address of the reverse proxy that serves the page over https (its X-Forwarded-Proto, "
+                           "-Host and -For are believed from that address alone); without it or --tls-cert, the "
+                           "password is taken from this machine alone")
 
 
 def _fleet(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
