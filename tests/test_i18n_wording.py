@@ -136,6 +136,34 @@ def test_the_sampled_audits_finding_is_mended_in_the_catalogue_as_its_row_says(r
         assert ITALIAN[row["msgid"]] == row["now"] and len(said) >= 10
 
 
+ROUND = ROOT / "docs" / "dev" / "audits" / "italian-2026-11-29.tsv"
+"""Issue 73's 45 wording rows: catalogue entries (S), the owner's notifications (N) and the owner's
+pages (D), each 'done: ' (for an entry, with the catalogue's words now), 'kept: ' and why,
+'reworded: ' with the English that replaced the entry, or 'open: ' and what is left."""
+
+
+def round_rows() -> list[dict[str, str]]:
+    with open(ROUND, encoding="utf-8", newline="") as file:
+        return list(csv.DictReader(file, delimiter="\t"))
+
+
+def test_the_round_audit_has_all_its_rows_and_each_an_outcome():
+    rows = round_rows()
+    assert len(rows) == 45
+    assert [row["id"] for row in rows if not row["done"].startswith(("done: ", "kept: ", "reworded: ", "open: "))] == []
+
+
+@pytest.mark.parametrize("row", [row for row in round_rows() if row["id"].startswith("S")], ids=lambda row: row["id"])
+def test_the_round_audits_catalogue_rows_are_in_the_catalogue_as_they_say(row):
+    outcome, said = row["done"].split(": ", 1)
+    if outcome == "done":
+        assert ITALIAN[row["file/msgid"]] == said != row["current"]
+    elif outcome == "reworded":  # the entry gone, its successor translated
+        assert row["file/msgid"] not in ITALIAN and ITALIAN[said] not in ("", row["current"])
+    else:
+        assert outcome == "kept" and ITALIAN[row["file/msgid"]] == row["current"] and len(said) >= 10
+
+
 @pytest.mark.parametrize("lang, waiting, said", [
     ("it", [5], "fase 2, momento: voto; si aspetta il posto 5"),
     ("it", [1, 4], "fase 2, momento: voto; si aspettano i posti 1, 4"),
