@@ -143,6 +143,7 @@ class Idle:
         self.session = SimpleNamespace(journal=SimpleNamespace(path=journal), record=SimpleNamespace(moves=3),
                                        state=SimpleNamespace(is_over=False))
         self.helper = SimpleNamespace(ask=lambda act, **args: self.asked.append(act))
+        self.first_boot = None  # set up (a table waiting for its set-up: tests/test_setup_page.py)
 
     def moved(self, when: float) -> None:
         os.utime(self.journal, (when, when))

@@ -266,8 +266,13 @@ class FirstBoot:
         if (zone is not None or form.wifi is not None) and helper.helper_missing() is not None:
             notes.append(Phrase.of(NO_HELPER))
         else:
-            if zone is not None and (problem := helper.ask("timezone", zone=zone)) is not None:
-                notes.append(problem)
+            if zone is not None:
+                # in its turn, behind a request the helper has not taken yet (issue 75.6: asked beside
+                # one, the zone was refused and the table said it was ready on UTC); still waiting
+                # after TAKEN_S, the helper's refusal is the note
+                self._taken(helper.spool)
+                if (problem := helper.ask("timezone", zone=zone)) is not None:
+                    notes.append(problem)
             if form.wifi is not None and not self._taken(helper.spool):
                 notes.append(Phrase.of(NOT_TAKEN, ssid=form.wifi[0]))
             elif form.wifi is not None and (problem := helper.ask("wifi", ssid=form.wifi[0], password=form.wifi[1])):

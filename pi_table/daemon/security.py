@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..config import Config
     from ..night.recorder import Recorder
     from ..table import Session
+    from .first_boot import FirstBoot
     from .root_helper import RootHelper
 
 log = logging.getLogger("pi_table.daemon")
@@ -34,6 +35,7 @@ FIRST_S = 120.0  # after the start: the table settles (and a restart after a run
 
 IN_A_GAME = N_("a game is being played: the security updates wait until the table is idle")
 IN_A_NIGHT = N_("a game night is open: the security updates wait until it is closed")
+SETTING_UP = N_("the table waits for its set-up: the security updates come once it is set up")
 RUNNING = N_("the security updates are being applied already")
 UNHEALTHY = N_("A security update left the table unhealthy.")
 FAILED = N_("The security updates failed.")
@@ -51,6 +53,7 @@ class Table(Protocol):
     session: Session
     night: Recorder | None
     helper: RootHelper | None
+    first_boot: FirstBoot | None
 
 
 class SecurityUpdates(Rounds):
@@ -82,7 +85,11 @@ class SecurityUpdates(Rounds):
     def busy(self) -> Text | None:
         """Why a run would disturb the table now (a game played: one with moves, not over, its
         last move within ``PLAYED_S`` as its journal was last written; a night open); None when
-        idle. A game dealt and untouched is not played: its journal is written at the deal too."""
+        idle. A game dealt and untouched is not played: its journal is written at the deal too. A
+        table waiting for its set-up is not idle: the set-up's time zone and Wi-Fi go to the root
+        helper first, which a run would hold for minutes (issue 75.6)."""
+        if self.daemon.first_boot is not None and self.daemon.first_boot.waiting is not None:
+            return Phrase.of(SETTING_UP)
         night, session = self.daemon.night, self.daemon.session
         if night is not None and night.book.night is not None and night.book.night.open:
             return Phrase.of(IN_A_NIGHT)
