@@ -224,6 +224,9 @@ class OwnerLifecycle(RestartedAsTheServiceIs, RuleBasedStateMachine):
     def notice_acknowledged(self) -> None:
         assert self.staff_phone().call("POST", "/staff/api/owner/notice")[0] == 403  # the owner's word alone
         status, answer = self.acting_owner().call("POST", "/staff/api/owner/notice")
+        if self.notice == "buttons":  # it stands a week, and never goes from the phone that made the reset (issue 74.3)
+            assert status == 403 and not answer["ok"], answer
+            return
         assert status == 200 and answer["acknowledged"], answer
         self.notice = None
 
