@@ -128,7 +128,8 @@ def test_the_italian_tv_and_staff_page_write_numbers_dates_and_results_in_italia
         ratings = page.locator("#night-standings tr.standing td:nth-child(8)").all_inner_texts()
         assert ratings and all(decimal.match(rating) for rating in ratings), ratings
         started = page.locator("#history tr:nth-child(2) td").first.inner_text()
-        assert re.fullmatch(r"\d{2}/\d{2}/\d{2}, \d{2}:\d{2}", started), started  # Italian's short date, not "2026-11-27 11:29"
+        # the page kit's one form of an Italian date (Intl, medium): "29 nov 2026, 06:11", not "2026-11-27 11:29"
+        assert re.fullmatch(r"\d{1,2} [a-z]{3} \d{4}, \d{2}:\d{2}", started), started
     finally:
         context.close()
         table.close()

@@ -297,7 +297,7 @@ def _kept_keys(config: Config, place: Place) -> dict[str, Any] | None:
     """The keys kept for ``place``'s address (``pinned``, and ``offered`` when it answered with
     others since), or None: none kept, or kept for another address (a new address is pinned anew)."""
     try:
-        kept = json.loads(read_file(config.paths.journal_dir / KEY_FILE, PLACE_MOST))
+        kept = read_json(read_file(config.paths.journal_dir / KEY_FILE, PLACE_MOST))
     except (OSError, TooBig, ValueError):
         return None
     if not isinstance(kept, dict) or (kept.get("host"), kept.get("port")) != (place.host, place.port):
@@ -435,7 +435,7 @@ def keep_ca(config: Config, pem: str) -> None:
 def _kept_ca(config: Config, place: Place) -> str | None:
     """The CA the owner gave for ``place``'s address, or None (none given, or given for another)."""
     try:
-        kept = json.loads(read_file(config.paths.journal_dir / CA_FILE, CA_MOST * 2))
+        kept = read_json(read_file(config.paths.journal_dir / CA_FILE, CA_MOST * 2))
     except (OSError, TooBig, ValueError):
         return None
     if place.kind != "webdav" or not isinstance(kept, dict) or not isinstance(kept.get("pem"), str) \
