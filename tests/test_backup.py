@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import tarfile
 import threading
 import time
@@ -146,6 +147,9 @@ def test_a_backup_of_the_same_table_replaces_nothing_but_says_so(tmp_path):
     assert say(contents.replaces[4], "it") == (
         "la partita in corso si chiude, come con Chiudi partita: resta nello storico e se ne prepara una nuova; i "
         "telefoni inquadrano di nuovo i codici")
+    # when it was made, in each language's one form of a date (the pages' Intl form), not the manifest's ISO
+    assert re.search(r" made [A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d\d [AP]M by ", say(contents.replaces[0], "en"))
+    assert re.search(r" \d{1,2} [a-z]{3} \d{4}, \d\d:\d\d ", say(contents.replaces[0], "it"))
 
 
 def test_the_check_says_which_settings_the_pin_and_how_many_games_it_replaces(tmp_path):

@@ -4,6 +4,7 @@ lasting notice until the owner acknowledges it (docs/cafe/roles.md, docs/dev/sec
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -372,3 +373,21 @@ def test_the_owner_makes_and_uses_a_recovery_code_and_acknowledges_each_reset_on
     finally:
         context.close()
         table.close()
+
+
+@pytest.mark.parametrize("lang, form", [("en", r"[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d\d [AP]M"),
+                                        ("it", r"\d{1,2} (gen|feb|mar|apr|mag|giu|lug|ago|set|ott|nov|dic) \d{4}, \d\d:\d\d")],
+                         ids=["en", "it"])
+def test_the_reset_notice_and_its_refusal_write_their_dates_in_the_readers_one_form(tmp_path, lang, form):
+    """The audit's N03: the notice's moment and the day it may be acknowledged, in the pages' one
+    form of a date in each language (web/static/kit.js), never an ISO date in an Italian sentence."""
+    from pi_table.engine.errors import Refusal
+    from pi_table.ui.i18n import say
+
+    at = 1_796_000_000.0  # 2026-11-30, at whatever hour the machine's zone says
+    notice = owner_notice.note_reset(tmp_path, "buttons", "192.0.2.7", ["offsite"], clock=lambda: at)
+    with pytest.raises(Refusal) as refused:
+        owner_notice.acknowledge(tmp_path, clock=lambda: at + 60)
+    for said in (say(notice, lang), say(refused.value.phrase, lang)):
+        assert re.search(form, said), said
+        assert not re.search(r"\d{4}-\d\d-\d\d", said), said

@@ -52,7 +52,7 @@ from ..config import ConfigError, bound, load_config, parse_config, trial
 from ..config.machine import Running
 from ..config.schema import MAX_BYTES as CONFIG_MOST
 from ..engine.errors import Refusal
-from ..engine.phrase import N_, Phrase, Text
+from ..engine.phrase import N_, Moment, Phrase, Text
 from ..engine.views import LANGUAGES
 from ..files import PRIVATE_DIR, TooBig, read_file, read_json, write_private
 from ..kinds import SecretFile
@@ -254,8 +254,9 @@ def check(data: bytes, config: Config, running: Running | None = None) -> Conten
     manifest, files = read(data)
     files, left_out = restorable(files)
     keys: list[str] = []
+    made = made_at(manifest)
     replaces = [Phrase.of("a backup of {table} made {made} by pi-table {version}", table=str(manifest.get("table")),
-                          made=str(manifest.get("made")), version=str(manifest.get("pi_table")))]
+                          made="?" if made is None else Moment(made), version=str(manifest.get("pi_table")))]
     missing: list[str] = []
     if CONFIG in files:
         files[CONFIG], dropped = secrets_bound(files[CONFIG], config)

@@ -6,16 +6,47 @@ them in its own language by looking the template up in a catalogue (``pi_table.u
 Rewording an English template changes its catalogue entry with it, never silently the Italian.
 
 A field is a number, a team (``Team``, which each language declines), another ``Phrase`` (a
-sentence inside a sentence), a tuple of phrases (a list, shown joined by "; "), or a word shown
-as it is (a codename, a device path). A sentence that says a number ("{count} agents left") is
+sentence inside a sentence), a tuple of phrases (a list, shown joined by "; "), a ``Moment``
+(written in each language's one form of a date), or a word shown as it is (a codename, a device
+path). A sentence that says a number ("{count} agents left") is
 made with ``Phrase.counting``: it carries a plural template too, and the catalogue gives each
 language its own forms for that number (gettext's ``ngettext``).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import TypeAlias
+
+MONTHS = {"en": ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
+          "it": ("gen", "feb", "mar", "apr", "mag", "giu", "lug", "ago", "set", "ott", "nov", "dic")}
+"""Each language's short month names, as Intl writes them (the pages' dates, web/static/kit.js)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Moment:
+    """A moment in time as a sentence's field, in Unix seconds, said in the table's local time in
+    each language's one form of a date: the form the pages write with Intl's medium date and short
+    time (``web/static/kit.js``), never an ISO date in an Italian sentence."""
+
+    seconds: float
+
+    def said(self, lang: str) -> str:
+        """"Nov 29, 2026, 2:01 AM"; "29 nov 2026, 02:01"; "?" for a moment no calendar holds (a
+        damaged note's)."""
+        try:
+            at = time.localtime(self.seconds)
+        except (OverflowError, OSError, ValueError):
+            return "?"
+        month = MONTHS.get(lang, MONTHS["en"])[at.tm_mon - 1]
+        if lang == "it":
+            return f"{at.tm_mday} {month} {at.tm_year}, {at.tm_hour:02d}:{at.tm_min:02d}"
+        return f"{month} {at.tm_mday}, {at.tm_year}, {(at.tm_hour - 1) % 12 + 1}:{at.tm_min:02d} " \
+               f"{'AM' if at.tm_hour < 12 else 'PM'}"
+
+    def __str__(self) -> str:
+        return self.said("en")
 
 
 @dataclass(frozen=True, slots=True)

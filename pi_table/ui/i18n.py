@@ -22,7 +22,7 @@ from typing import ClassVar
 
 from ..engine.errors import InvalidKey
 from ..engine.keys import Team
-from ..engine.phrase import N_, Phrase, Text
+from ..engine.phrase import N_, Moment, Phrase, Text
 from ..engine.views import LANGUAGES
 from ..errors import PiTableError
 from ..hal.events import HEALTHY, NOT_WORKING
@@ -155,6 +155,8 @@ def say_health(state: str, lang: str) -> str:
 def _field(value: object, lang: str) -> object:
     if isinstance(value, Phrase):
         return say(value, lang)
+    if isinstance(value, Moment):
+        return value.said(lang)
     if isinstance(value, tuple):
         return "; ".join(say(item, lang) if isinstance(item, Phrase) else str(item) for item in value)
     if isinstance(value, Enum) and value.value in ("red", "blue"):  # a team, or a side of another kind of game
