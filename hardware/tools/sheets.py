@@ -177,6 +177,7 @@ class Sheet:
     height: float
     wired: set[object] = field(default_factory=set)  # the pins (and board wires) the sheet's wires end on
     marks: list[str] = field(default_factory=list)
+    titles: list[str] = field(default_factory=list)  # the parts' names, drawn over the wires
     ends: dict[object, End] = field(default_factory=dict)
     named: dict[object, str] = field(default_factory=dict)  # an end's label where not its pin's name alone
 
@@ -189,7 +190,8 @@ class Sheet:
         """A part's outline, its name above it."""
         self.marks.append(f'<rect x="{x:.2f}" y="{y:.2f}" width="{width:.2f}" height="{height:.2f}" rx="1.5" '
                           f'fill="{fill}" stroke="{INK}" stroke-width="0.35"/>')
-        self.text(x, y - 1.2, title, weight="bold")
+        self.titles.append(f'<text x="{x:.2f}" y="{y - 1.2:.2f}" font-size="{LABEL:g}" font-weight="bold" fill="{INK}" '
+                           f'stroke="{PAPER}" stroke-width="0.7" paint-order="stroke">{escape(title)}</text>')
 
     def pin(self, key: object, x: float, y: float, side: int, edge: float | None = None, name: str = "") -> None:
         """A pin (its dot, and its name inside the part where ``name`` is given and no wire of the
@@ -345,9 +347,11 @@ def _wire(sheet: Sheet, harness: dict, link: Link, lane: float) -> tuple[str, li
     colour = harness["cables"][cable]["colors"][core - 1]
     key = f"{cable} {core}"
     ways, texts = [], []
-    for pin in (link.a, link.b):
+    for pin, other in ((link.a, link.b), (link.b, link.a)):
         end = sheet.ends[link.wire] if pin[0] in BOARD_PARTS and link.wire in sheet.ends else sheet.ends[pin]
         words = sheet.named.get(link.wire if end is sheet.ends.get(link.wire) else pin) or pin_name(harness, pin)
+        if list(labels(harness["connectors"][pin[0]]).values()).count(words) > 1:  # one of many alike: say whither
+            words = f"{words} to {other[0]}"
         ways.append((end, end.edge + end.side * (_width(words) + 2 * STUB)))
         texts.append(f'<text class="end" data-wire="{key}" data-pin="{_pin_key(pin)}" x="{end.edge + end.side * STUB:.2f}" '
                      f'y="{end.y - 0.9:.2f}" font-size="{LABEL:g}" text-anchor="{"start" if end.side > 0 else "end"}" '
@@ -382,7 +386,7 @@ def _render(sheet: Sheet, harness: dict, wires: list[Link], notes: list[str]) ->
     foot = [f'<text x="8" y="12" font-size="{TITLE:g}" font-weight="bold" fill="{INK}">{escape(sheet.title)}</text>']
     foot += [f'<text x="8" y="{sheet.height - 6 - LABEL * 1.3 * (len(notes) - 1 - n):.2f}" font-size="{LABEL:g}" '
              f'fill="{INK}">{escape(note)}</text>' for n, note in enumerate(notes)]
-    return "\n".join(head + sheet.marks + lines + texts + foot + ["</svg>"]) + "\n"
+    return "\n".join(head + sheet.marks + lines + sheet.titles + texts + foot + ["</svg>"]) + "\n"
 
 
 # --- the seven steps' sheets: where each part lies on the page (its pins placed by the part's own drawing)
