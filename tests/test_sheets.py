@@ -84,6 +84,16 @@ def test_a_page_larger_than_a4_shrinks_its_labels_and_is_named():
                                                             "or ./dev docs) (its labels are drawn at 8.5 pt)")
 
 
+def test_a_label_printed_over_another_is_named():
+    text = committed(6)
+    assert text is not None
+    first = _first(r'data-wire="W_brick 1" data-pin="J1 1" (x="[\d.]+" y="[\d.]+")', text)[1]
+    second = _first(r'data-wire="W_brick 2" data-pin="J1 2" (x="[\d.]+" y="[\d.]+")', text)[1]
+    assert sheets.problems(6, text.replace(second, first, 1), HARNESS) == [
+        "step 6's sheet (hardware/steps/step-6.svg) prints '+5V (centre)' over 'GND': draw the sheets again (python "
+        "tools/docs.py, or ./dev docs)"]
+
+
 def test_a_wire_drawn_to_another_pin_is_named():
     text = committed(1)
     assert text is not None

@@ -7,7 +7,8 @@ labelled at both ends with its pin's name, at 8 pt or more.
 ``STEPS`` (hardware/tools/steps.py) names the cables each step wires; ``drawing(number)`` draws
 its sheet, hardware/steps/step-N.svg, which tools/docs.py writes and holds to what the netlist gives
 now. ``problems`` reads a sheet back as it prints and holds it to the netlist: a wire of the step
-missing from it or drawn to another pin, a label under 8 pt on the page, a page larger than A4;
+missing from it or drawn to another pin, a label under 8 pt on the page or over another, a page
+larger than A4;
 ``python -m pi_table.hardware.tools.check`` runs it with the build's other rules.
 """
 
@@ -92,9 +93,34 @@ def _pin_key(pin: Pin) -> str:
     return f"{pin[0]} {pin[1]}"
 
 
+def _width(words: str, size: float = LABEL) -> float:
+    """About how long a label prints (a sans-serif's letters average some 0.56 of its size)."""
+    return 0.56 * size * len(words)
+
+
+def _extent(element: ET.Element, words: str) -> tuple[str, float, float, float, float]:
+    """About where a text prints: its words, left, top, right and baseline (in the sheet's units)."""
+    size, x, y = (float(element.get(name) or 0) for name in ("font-size", "x", "y"))
+    width = _width(words, size)
+    left = {"end": x - width, "middle": x - width / 2}.get(element.get("text-anchor", "start"), x)
+    return words, left, y - 0.72 * size, left + width, y
+
+
+def _overlaps(printed: list[tuple[str, float, float, float, float]]) -> list[tuple[str, str]]:
+    """The texts that print over one another (one pin's two wires' like labels, in one place, are one)."""
+    found = []
+    for n, (words, left, top, right, base) in enumerate(printed):
+        for other, left_, top_, right_, base_ in printed[n + 1:]:
+            alike = words == other and abs(left - left_) < 0.01 and abs(base - base_) < 0.01
+            if not alike and left < right_ and left_ < right and top < base_ and top_ < base:
+                found.append((words, other))
+    return found
+
+
 def problems(number: int, text: str | None, harness: dict, where: str = "") -> list[str]:
     """What keeps step ``number``'s sheet (the SVG ``text``, None where there is none) from printing
-    every wire of the step, labelled at both ends, on one A4 page at 8 pt or more."""
+    every wire of the step, labelled at both ends, on one A4 page at 8 pt or more, no label over
+    another."""
     step = STEPS[number - 1]
     wanted = step_wires(step, harness)
     where = where or f"hardware/steps/step-{number}.svg"
@@ -117,6 +143,7 @@ def problems(number: int, text: str | None, harness: dict, where: str = "") -> l
     scale = page[0] / box[2] if len(box) == 4 and box[2] else 1.0  # mm on the page per unit drawn
     drawn: dict[str, tuple[str, ...]] = {}
     ends: dict[str, dict[str, str]] = {}
+    printed: list[tuple[str, float, float, float, float]] = []  # each text and about where it prints
     for element in root.iter():
         if element.get("class") == "wire" and element.get("data-wire"):
             drawn[element.get("data-wire", "")] = tuple(element.get("data-ends", "").split(" | "))
@@ -129,6 +156,8 @@ def problems(number: int, text: str | None, harness: dict, where: str = "") -> l
                              f"{LEAST_PT:g} pt: {fix} (its labels are drawn at {LABEL / MM_PER_PT:.1f} pt)")
             if element.get("class") == "end":
                 ends.setdefault(element.get("data-wire", ""), {})[element.get("data-pin", "")] = words
+            printed.append(_extent(element, words))
+    found += [f"step {number}'s sheet ({where}) prints {a!r} over {b!r}: {fix}" for a, b in _overlaps(printed)]
     for link in wanted:
         assert link.wire is not None
         key = f"{link.wire[0]} {link.wire[1]}"
@@ -159,12 +188,19 @@ INK, FAINT, PAPER = "#222222", "#8c8c8c", "#ffffff"
 @dataclass(frozen=True, slots=True)
 class End:
     """Where a wire ends on the sheet: its pin at (x, y), leaving to the left (side -1) or the right
-    (+1) first to ``edge`` (the part's edge), its label beyond."""
+    (+1) first to ``edge`` (the part's edge), its label beyond on the line ``row`` (the pin's own,
+    or a free line beside the board, reached on a slant)."""
 
     x: float
     y: float
     side: int
     edge: float
+    row: float
+
+    def way(self) -> list[tuple[float, float]]:
+        """From the pin to where its label starts."""
+        return [(self.x, self.y)] + ([(self.edge - self.side * STUB, self.y)] if self.row != self.y else []) \
+            + [(self.edge, self.row)]
 
 
 @dataclass
@@ -193,18 +229,13 @@ class Sheet:
         self.titles.append(f'<text x="{x:.2f}" y="{y - 1.2:.2f}" font-size="{LABEL:g}" font-weight="bold" fill="{INK}" '
                            f'stroke="{PAPER}" stroke-width="0.7" paint-order="stroke">{escape(title)}</text>')
 
-    def pin(self, key: object, x: float, y: float, side: int, edge: float | None = None, name: str = "") -> None:
+    def pin(self, key: object, x: float, y: float, side: int, name: str = "") -> None:
         """A pin (its dot, and its name inside the part where ``name`` is given and no wire of the
         sheet labels it) that a wire may end on."""
         self.marks.append(f'<circle cx="{x:.2f}" cy="{y:.2f}" r="0.7" fill="{INK}"/>')
         if name and key not in self.wired:
             self.text(x - side * 1.6, y + LABEL * 0.35, name, anchor="end" if side > 0 else "start", colour=FAINT)
-        self.ends[key] = End(x, y, side, x if edge is None else edge)
-
-
-def _width(words: str, size: float = LABEL) -> float:
-    """About how long a label prints (a sans-serif's letters average some 0.56 of its size)."""
-    return 0.56 * size * len(words)
+        self.ends[key] = End(x, y, side, x, y)
 
 
 def column(sheet: Sheet, harness: dict, part: str, pins: Iterable[int | str], x: float, y: float, side: int,
@@ -312,12 +343,16 @@ def board(sheet: Sheet, harness: dict, x: float, y: float, scale: float) -> None
     if header:
         sheet.text(max(hx for hx, _ in header) + 1.8, header[0][1] + LABEL * 0.35, "maintenance jumper")
     middle = x + width / 2
-    for place in layout.places:
-        if place.wire:
-            hx, hy = at(place.hole)
-            side = -1 if hx < middle else 1
-            sheet.pin(place.wire, hx, hy, side, edge=x - 1 if side < 0 else x + width + 1)
-            sheet.named[place.wire] = f"{pin_name(harness, place.pin)}, T{place.hole[0]} H{place.hole[1]}"
+    ends = sorted((place for place in layout.places if place.wire), key=lambda place: place.hole)
+    free = {-1: 0.0, 1: 0.0}  # the next free label line on each side
+    for place in ends:
+        hx, hy = at(place.hole)
+        side = -1 if hx < middle else 1
+        row = max(hy, free[side])
+        free[side] = row + LABEL * 1.2
+        sheet.pin(place.wire, hx, hy, side)
+        sheet.ends[place.wire] = End(hx, hy, side, (x - STUB if side < 0 else x + width + STUB) + side * 2 * STUB, row)
+        sheet.named[place.wire] = f"{pin_name(harness, place.pin)}, T{place.hole[0]} H{place.hole[1]}"
 
 
 def away(sheet: Sheet, harness: dict, wires: list[Link], x: float, y: float, side: int, title: str) -> None:
@@ -354,7 +389,7 @@ def _wire(sheet: Sheet, harness: dict, link: Link, lane: float) -> tuple[str, li
             words = f"{words} to {other[0]}"
         ways.append((end, end.edge + end.side * (_width(words) + 2 * STUB)))
         texts.append(f'<text class="end" data-wire="{key}" data-pin="{_pin_key(pin)}" x="{end.edge + end.side * STUB:.2f}" '
-                     f'y="{end.y - 0.9:.2f}" font-size="{LABEL:g}" text-anchor="{"start" if end.side > 0 else "end"}" '
+                     f'y="{end.row - 0.9:.2f}" font-size="{LABEL:g}" text-anchor="{"start" if end.side > 0 else "end"}" '
                      f'fill="{INK}" stroke="{PAPER}" stroke-width="0.7" paint-order="stroke">{escape(words)}</text>')
     (a, reach_a), (b, reach_b) = ways
     if a.side == b.side:  # both leave one way: turn beyond the further label
@@ -363,7 +398,7 @@ def _wire(sheet: Sheet, harness: dict, link: Link, lane: float) -> tuple[str, li
         low, high = sorted((reach_a, reach_b))
         facing = (reach_b - reach_a) * a.side > 0
         across = min(max((reach_a + reach_b) / 2 + lane, low), high) if facing else reach_a
-    points = [(a.x, a.y), (a.edge, a.y), (across, a.y), (across, b.y), (b.edge, b.y), (b.x, b.y)]
+    points = [*a.way(), (across, a.row), (across, b.row), *b.way()[::-1]]
     line = " ".join(f"{px:.2f},{py:.2f}" for px, py in points)
     ends = f"{_pin_key(link.a)} | {_pin_key(link.b)}"
     drawn = (f'<polyline class="wire" data-wire="{key}" data-ends="{ends}" points="{line}" fill="none" '
@@ -404,7 +439,7 @@ def _bench(sheet: Sheet, harness: dict, wires: list[Link]) -> list[str]:
     y = 26.0
     for part in _chain(harness):
         y = breakout(sheet, harness, part, 200, y, pitch=3.6) + 12
-    away(sheet, harness, wires, 152, 24, -1, "Pi (or a computer)")
+    away(sheet, harness, wires, 152, 92, -1, "Pi (or a computer)")
     return ["On the bench: a female-female jumper a wire, drawn in the colours of the I2C cable's and the bus's "
             "cores that replace them in step 4. Each breakout's strap is beside its name.", "Run python -m pi_table.hardware.tools.bench once all four wires of a breakout "
             "are on."]
@@ -450,8 +485,8 @@ def _box(sheet: Sheet, harness: dict, wires: list[Link]) -> list[str]:
     pico_usb = [pin for pin in labels(harness["connectors"]["Pico"]) if isinstance(pin, str)]
     column(sheet, harness, "Pico", pico_usb, 152, 18, 1, "Pico USB", width=20)
     ports = [pin for pin in labels(harness["connectors"]["Pi"]) if isinstance(pin, str) and not pin.startswith("USB-C")]
-    column(sheet, harness, "Pi", ports, 212, 18, -1, "Pi ports", width=22)
-    pi_header(sheet, harness, 212, 62)
+    column(sheet, harness, "Pi", ports, 215, 18, -1, "Pi ports", width=22)
+    pi_header(sheet, harness, 215, 62)
     y = 20.0
     for part in ("DISPLAY", wiring.AMP, "SPEAKER", *(wiring._title(name) for name in wiring.buttons(_PINOUT))):
         if part in harness["connectors"]:
