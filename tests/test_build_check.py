@@ -16,7 +16,8 @@ ROOT = HARDWARE.parent
 def checkout(tmp_path: Path, edits: dict[str, tuple[str, str]]) -> Path:
     """A copy of the build's files, each named file's first text replaced: the copy must change."""
     for folder in ("hardware", "enclosure", "firmware"):
-        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__", "*.png", "*.svg"))
+        shutil.copytree(ROOT / folder, tmp_path / folder,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.png", "wiring.svg", "wiring-parts", "pictures"))
     for name, (old, new) in edits.items():
         path = tmp_path / name
         text = path.read_text(encoding="utf-8")
@@ -64,6 +65,17 @@ STRIP = "WS2812B LED strip 60 LEDs/m 5 V 5 m reel"
                  "the bill of materials' Silicone wire 26 AWG, red and black, 3 m each is 26 AWG wire, for "
                  "W_edge_power, W_row0_power, W_row1_power, W_row2_power, W_row3_power, W_row4_power, which the diagram "
                  "draws in 0.75 mm2 (rated 6 A): buy 0.75 mm2 wire for them", id="26 AWG bought for the power pairs"),
+    pytest.param({"hardware/steps/step-4.svg": ('<polyline class="wire" data-wire="W_PADS_5A 3"',
+                                                '<polyline data-wire="W_PADS_5A 3"')},
+                 "step 4's sheet (hardware/steps/step-4.svg) does not draw W_PADS_5A wire 3 (white, MPR121_5A E2 to "
+                 "PADS_5A cell 5): draw the sheets again (python tools/docs.py, or ./dev docs)",
+                 id="a pad wire rubbed out of step 4's wiring sheet"),
+    pytest.param({"hardware/pinout.toml": ('sda = "GP4"            # Pico pin 6\nscl = "GP5"',
+                                           'sda = "GP6"            # Pico pin 9\nscl = "GP7"'),
+                  "firmware/code.py": ("board.GP5, board.GP4", "board.GP7, board.GP6")},
+                 "step 1's sheet (hardware/steps/step-1.svg) draws W_i2c wire 1 from Pico 6 to MPR121_5B 1; the netlist "
+                 "joins Pico 9 to MPR121_5B 1: draw the sheets again (python tools/docs.py, or ./dev docs)",
+                 id="I2C moved to GP6/GP7, the sheets drawn for GP4/GP5"),
 ])
 def test_each_mistake_in_the_files_is_named_with_its_fix(tmp_path, edits, words):
     found = check.problems(checkout(tmp_path, edits))

@@ -58,6 +58,8 @@ def test_the_page_shows_each_step_its_work_and_its_checks():
     for number, step in enumerate(steps.STEPS, 1):
         assert f"## Step {number}: {step.title}" in page
         assert step.picture is None or f"(../../enclosure/pictures/steps/{step.picture.name})" in page
+        assert (f"[Its wiring sheet](../../hardware/steps/step-{number}.svg) alone, to print on A4." in page) \
+            == bool(step.cables)
         assert all(f"- ☐ {line}" in page for line in step.work + step.checks)
         assert f"(guide.md#{step.guide})" in page
     assert page.count('break-after: page') == len(steps.STEPS) - 1  # a sheet a step when printed

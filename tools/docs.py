@@ -21,8 +21,10 @@ what the code makes now (tests/test_docs.py runs that). The pages, in docs/refer
   pages that show them and the owner who copies them by hand onto a broker of another machine.
 
 Beside the pages, the build guide's drawings that Python alone makes: hardware/stripboard.svg, the
-touch board's stripboard at 1:1 (hardware/tools/stripboard.py); enclosure/build_wires.scad, each
-step's wiring from the netlist and the model (hardware/tools/steps.py); and make/steps.md's
+touch board's stripboard at 1:1 (hardware/tools/stripboard.py); hardware/steps/step-N.svg, each
+wiring step's sheet on A4 from the netlist and the stripboard's layout (hardware/tools/sheets.py);
+enclosure/build_wires.scad, each step's wiring from the netlist and the model
+(hardware/tools/steps.py); and make/steps.md's
 pictures, which OpenSCAD draws from the model, that file with it, whenever the model has changed
 since they were drawn (``--check`` names them then).
 
@@ -428,7 +430,15 @@ def build_wires() -> str:
 
 DRAWINGS: dict[str, Callable[[], str]] = {"hardware/stripboard.svg": stripboard,
                                           "enclosure/build_wires.scad": build_wires}
-"""Each generated drawing in the checkout, outside docs/, and what draws it."""
+"""Each generated drawing in the checkout, outside docs/, and what draws it (and each step's wiring
+sheet, ``sheets``)."""
+
+
+def sheets() -> dict[Path, Callable[[], str]]:
+    """Each wiring step's sheet, hardware/steps/step-N.svg (hardware/tools/sheets.py)."""
+    from pi_table.hardware.tools import sheets as drawn
+
+    return {drawn.sheet_path(number): (lambda number=number: drawn.drawing(number)) for number in drawn.drawn()}
 
 
 def generated() -> dict[Path, Callable[[], str]]:
@@ -436,7 +446,8 @@ def generated() -> dict[Path, Callable[[], str]]:
     itself, those blocks written again)."""
     blocks = {DOCS / page: (lambda page=page, made=made: with_blocks((DOCS / page).read_text(encoding="utf-8"), made, page))
               for page, made in BLOCKS.items()}
-    return {DOCS / name: make for name, make in PAGES.items()} | {ROOT / name: make for name, make in DRAWINGS.items()} | blocks
+    drawings = {ROOT / name: make for name, make in DRAWINGS.items()} | sheets()
+    return {DOCS / name: make for name, make in PAGES.items()} | drawings | blocks
 
 
 def stale() -> list[str]:

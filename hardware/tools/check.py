@@ -1,6 +1,6 @@
 """Every rule of the build at once, each file read whole: the pinout's, the wiring diagram's
-netlist and the bill of materials against it, the stripboard's, the enclosure's fit, the firmware's
-pins, and the files agreeing where two say one thing. A mistake that one file's rules cannot see
+netlist and the bill of materials against it, the stripboard's, each step's wiring sheet, the
+enclosure's fit, the firmware's pins, and the files agreeing where two say one thing. A mistake that one file's rules cannot see
 (a strip of the wrong density in the bill, the I2C bus moved on the Pico but not on the stripboard)
 shows here, named with its fix.
 
@@ -17,7 +17,8 @@ from pathlib import Path
 
 from .. import pinout
 from ..pinout import Pinout
-from . import HARDWARE, enclosure, guide, stripboard, wiring
+from . import HARDWARE, enclosure, guide, sheets, stripboard, wiring
+from .steps import STEPS
 
 SHARED = {"leds_per_cell": "leds_per_cell", "strip_per_metre": "strip_per_metre", "edge_leds": "edge_leds"}
 """The figures params.scad and pinout.toml both give: params.scad's name, the pinout's."""
@@ -35,7 +36,18 @@ def problems(checkout: Path = HARDWARE.parent) -> list[str]:
     except ValueError:  # a GP name the Pico does not have: the pinout's rules above name it
         return found
     found += wiring.problems(harness, wiring_) + wiring.bom_problems(harness, rows)
-    return found + stripboard.problems(stripboard.layout(), harness, rows)
+    return found + stripboard.problems(stripboard.layout(), harness, rows) + sheet_problems(checkout, harness)
+
+
+def sheet_problems(checkout: Path, harness: dict) -> list[str]:
+    """Each step's wiring sheet in the checkout draws every wire the netlist gives the step, on A4
+    at 8 pt or more; every cable is some step's."""
+    found = sheets.unwired_problems(harness)
+    for number in range(1, len(STEPS) + 1):
+        path = checkout / sheets.sheet_path(number).relative_to(HARDWARE.parent)
+        text = path.read_text(encoding="utf-8") if path.is_file() else None
+        found += sheets.problems(number, text, harness)
+    return found
 
 
 def agreement_problems(wiring_: Pinout, shape: dict) -> list[str]:

@@ -19,10 +19,12 @@ from pathlib import Path
 
 from .. import pinout
 from ..pinout import pico_pin
-from . import enclosure
+from . import HARDWARE, enclosure
 
 SCENE = enclosure.ENCLOSURE / "build_steps.scad"
 PICTURES = enclosure.ENCLOSURE / "pictures" / "steps"
+SHEETS = HARDWARE / "steps"
+"""Each wiring step's sheet, step-N.svg (N the guide's step): drawn by hardware/tools/sheets.py."""
 SOURCES = PICTURES / "SOURCES.sha256"
 """The fingerprint of the model the pictures were drawn from (``fingerprint``)."""
 
@@ -40,6 +42,9 @@ class Step:
     uses: tuple[str, ...]
     work: tuple[str, ...]
     checks: tuple[str, ...]
+    cables: tuple[str, ...] = ()
+    """The netlist's cables the step wires, each by the start of its name: its wiring sheet
+    (hardware/tools/sheets.py) draws every wire of them."""
 
     @property
     def picture(self) -> Path | None:
@@ -69,7 +74,7 @@ STEPS = (
         "strap (one at another address: its strap).",
         "Every electrode of every chip reported touched once your finger is on it: a breakout that misses one "
         "is changed now, before it is on the frame.",
-    )),
+    ), cables=("W_i2c", "W_MPR121_", "W_usb")),
     Step(1, "Print the enclosure and join the frame", "2-the-printed-enclosure", (
         "PLA filament", "M3 heat-set inserts",
     ), (
@@ -94,7 +99,7 @@ STEPS = (
         "On the continuity range, at the bus, +5 V to GND: no steady beep (a chirp while C2 charges is right).",
         "The start of each row and of the edge: its +5 V pad to the bus's +5 V, and its GND pad to the bus's GND, "
         "under 1 Ω.",
-    )),
+    ), cables=("W_row", "W_edge_", "W_C2", "W_R2", "W_led")),
     Step(3, "Fit the pads and the breakouts", "4-the-pads", (
         "Copper foil tape", "Double-sided foam", "I2C cable", "Silicone hook-up wire", "Cable ties",
     ), (
@@ -105,7 +110,7 @@ STEPS = (
     ), (
         "After the straps: 0x5B ADDR to 3V3 under 1 Ω, 0x5C ADDR to SDA under 1 Ω, and neither ADDR beeps to GND.",
         "On the continuity range, at the first breakout, SDA to SCL and 3V3 to GND: no beep.",
-    )),
+    ), cables=("W_PADS_", "W_MPR121_", "W_guard", "W_i2c")),
     Step(4, "Wire the electronics box", "5-the-wiring-harness", (
         "Stripboard", "74AHCT125", "DIP-14 socket", "10 kohm", "100 nF", "10 uF", "Panel DC jack",
         "Inline blade fuse holder", "Blade fuse ATO", "PTC resettable fuse", "M12 x 1.5 cable gland",
@@ -125,7 +130,8 @@ STEPS = (
         "the outputs open (the table under the stripboard drawing).",
         "The LED supply in J1, DC volts: the fuse holder's out lead to the jack's ground lug reads +5 V "
         "(4.75-5.25 V), not -5 V.",
-    )),
+    ), cables=("W_pi_data", "W_F2", "W_shifter_power", "W_jack", "W_led", "W_usb", "W_i2c", "W_end_turn",
+               "W_new_game", "W_encoder_", "W_amp", "W_speaker", "W_display_power", "W_dsi")),
     Step(5, "Power on and test", "6-first-power-on", (
         "5 V 4 A power supply", "Raspberry Pi 15 W", "microSD card", "Acrylic sheet",
     ), (
@@ -137,7 +143,7 @@ STEPS = (
         "The LED supply alone: the strip stays dark and the bus reads 5 V; with the Pi on, the far breakout's "
         "VIN reads 3.3 V.",
         "pi-table selftest ends with: self-test passed.",
-    )),
+    ), cables=("W_brick", "W_pi_psu")),
     Step(None, "Tune the pads, then seal", "7-tuning", (
         "Clear neutral-cure silicone", "Black PVC insulating tape",
     ), (
@@ -318,13 +324,21 @@ def page() -> str:
         f"Print this page: each of the guide's {len(STEPS)} steps starts a sheet of its own. In each picture, what "
         "the step puts in is in colour, lifted apart where its parts go together, and its wiring drawn over it from "
         "the wiring diagram: red the LED pairs' +5 V, green the data, blue the touch chips' bus, copper the pads' "
-        "wires, brown the LED and I2C cables, grey the USB cable; what the steps before it built is grey. Tick each "
+        "wires, brown the LED and I2C cables, grey the USB cable; what the steps before it built is grey. Each step "
+        "that wires something has a wiring sheet too, drawn from the netlist and the stripboard's layout: its parts "
+        "as you hold them (the stripboard from above with the Pico and U1 on it, the Pi's header pin 1 at the top "
+        "left, each breakout with its pins and pads), every wire it puts in drawn in its colour and labelled at both "
+        "ends with its pin's name; open it alone and print it on A4 at 100 % (its labels print at 8.5 pt). Tick each "
         "line as you go, and do not start a step before every check of the one before it holds. "
         "[The build guide](guide.md) says why each thing is done as it is; each step links to its section.", ""]
     for number, step in enumerate(STEPS, 1):
         lines += [f"## Step {number}: {step.title}", ""]
         if step.picture is not None:
             lines += [f"![Step {number}: {step.title}](../../enclosure/pictures/steps/{step.picture.name})", ""]
+        if step.cables:
+            sheet = f"../../hardware/{SHEETS.name}/step-{number}.svg"
+            lines += [f"[![Step {number}'s wiring sheet: every wire it puts in, labelled at both ends]({sheet})]({sheet})",
+                      "", f"[Its wiring sheet]({sheet}) alone, to print on A4.", ""]
         lines += ["The parts it uses (from [the bill of materials](bom.md)):", "",
                   *(f"- ☐ {row['quantity']} × {row['part']} ({row['typical part or product'].split(':')[0].split(' (')[0]})"
                     for row in parts(step, rows)), ""]
