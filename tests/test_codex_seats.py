@@ -47,7 +47,7 @@ GONE = (410, {"ok": False, "error": REPLACED})
 def refused_page(answer: tuple[int, bytes]) -> tuple[int, str]:
     """A refusal page's status and its one sentence."""
     status, page = answer
-    return status, html.unescape(re.search(r'<p class="hide">(.*?)</p>', page.decode()).group(1))
+    return status, html.unescape(re.search(r'<h1 class="hide">(.*?)</h1>', page.decode()).group(1))
 
 
 def link(table, status: dict, seat: int, generation: int = 0) -> str:

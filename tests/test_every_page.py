@@ -7,14 +7,10 @@ width), one ``main`` landmark, and never reload itself (a ``<meta http-equiv="re
 
 from __future__ import annotations
 
-import http.client
 import random
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from urllib.parse import urlencode
 
-from aiohttp import web
+from walk import asked, pages_of, running, signed_in
 
 from pi_table.config import broker as broker_config
 from pi_table.fleet.dashboard import Dashboard, hash_password
@@ -27,33 +23,6 @@ from helpers import StaffService, StaffTable, dealt_key, sent, two_cafes
 PASSWORD = "organiser-secret-26"
 NO_BROKER = broker_config("mqtt://127.0.0.1:1")  # the pages answer while their broker is away
 REFRESH = re.compile(r"http-equiv\s*=\s*[\"']?refresh", re.IGNORECASE)
-VARIABLE = re.compile(r"\{[^}]*\}")
-
-
-def paths(server: ServerThread) -> list[str]:
-    """Every GET route of ``server``'s router, each variable part filled in (a value no route knows)."""
-    assert server._runner is not None  # it serves
-    app: web.Application = server._runner.app
-    found = []
-    for resource in app.router.resources():
-        if any(route.method in ("GET", "*") for route in resource):
-            info = resource.get_info()
-            found.append(VARIABLE.sub("x", info.get("path") or info.get("formatter", "")))
-    assert found, "a server with no page"
-    return sorted(set(found))
-
-
-def asked(port: int, path: str, cookie: str = "") -> tuple[int, str, str]:
-    """``path`` asked for on this machine: its status, its Refresh header and, for a page, its HTML
-    ('' for anything else, a stream's left unread)."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        connection.request("GET", path, headers={"Cookie": cookie} if cookie else {})
-        answer = connection.getresponse()
-        kind = (answer.getheader("Content-Type") or "").split(";")[0]
-        return answer.status, answer.getheader("Refresh") or "", answer.read().decode() if kind == "text/html" else ""
-    finally:
-        connection.close()
 
 
 def faults_of(where: str, page: str, refresh: str) -> list[str]:
@@ -72,32 +41,10 @@ def faults_of(where: str, page: str, refresh: str) -> list[str]:
 def walked(server: ServerThread, port: int, cookies: tuple[str, ...] = ("",)) -> tuple[int, list[str]]:
     """Every route of ``server`` asked for with each of ``cookies``: the pages seen, and their faults."""
     pages, faults = 0, []
-    for path in paths(server):
-        for cookie in cookies:
-            status, refresh, page = asked(port, path, cookie)
-            if page:
-                pages += 1
-                faults += faults_of(f"{path} ({status}{', signed in' if cookie else ''})", page, refresh)
+    for path, cookie, status, refresh, page in pages_of(server, port, cookies):
+        pages += 1
+        faults += faults_of(f"{path} ({status}{', signed in' if cookie else ''})", page, refresh)
     return pages, faults
-
-
-def signed_in(port: int) -> str:
-    """A session of a fleet page's, signed in from this machine."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    connection.request("POST", "/login", body=urlencode({"password": PASSWORD}),
-                       headers={"Content-Type": "application/x-www-form-urlencoded"})
-    answer = connection.getresponse()
-    assert answer.status == 303, answer.status
-    return "; ".join(cookie.split(";", 1)[0] for cookie in answer.headers.get_all("Set-Cookie"))
-
-
-@contextmanager
-def running(server: ServerThread) -> Iterator[ServerThread]:
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def test_every_page_of_the_fleets_dashboard_and_the_leagues_page_is_the_kits(tmp_path):
@@ -113,7 +60,7 @@ def test_every_page_of_the_fleets_dashboard_and_the_leagues_page_is_the_kits(tmp
     seen, faults = 0, []
     for server in (dashboard, page):
         with running(server):
-            pages, found = walked(server, server.port, ("", signed_in(server.port)))
+            pages, found = walked(server, server.port, ("", signed_in(server.port, PASSWORD)))
             seen, faults = seen + pages, faults + found
     assert faults == []
     assert seen >= 5  # the dashboard's sign-in and tables, the league's season, its sign-in and the organiser's

@@ -109,8 +109,9 @@ def rendered_page(body: str, lang: str) -> str:
 
 def refusal_page(text: str, lang: str) -> str:
     """A page that will not open here (a seat open on another phone, a link replaced): its one
-    sentence, titled by it, in ``lang``, in the pages' own style."""
-    return document(lang, text, f'<main><p class="hide">{html.escape(text)}</p></main>\n',
+    sentence, titled by it and its heading, in ``lang``, in the pages' own style (a sentence's size:
+    it is a heading for a screen reader, not a headline)."""
+    return document(lang, text, f'<main><h1 class="hide">{html.escape(text)}</h1></main>\n',
                     head='<link rel="stylesheet" href="/static/style.css">\n')
 
 

@@ -29,7 +29,8 @@ function logSection() {
       ...formField("log-since", "From", { type: "text", autocomplete: "off" }),
       ...formField("log-until", "To", { type: "text", autocomplete: "off" })),
     el("p", { id: "log-note", class: "note", hidden: "" }),
-    el("pre", { id: "log", class: "log", tabindex: "0" }));
+    // the service's own lines, in English on every page (journald's): said so, for a screen reader's voice
+    el("pre", { id: "log", class: "log", tabindex: "0", lang: "en" }));
 }
 
 function reading(label, value) {
