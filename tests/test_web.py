@@ -270,7 +270,7 @@ def test_the_first_phone_to_open_a_page_keeps_it_even_after_a_restart(tmp_path, 
             assert get(api, first)[0] == 200 and post(api + "/act", b'{"action": "clue 1"}', first)[0] == 200
             for thief in (second, urllib.request.build_opener()):
                 status, page = get(f"{companion.base_url}/p/{spymaster}", thief)  # a page that says so, in English
-                assert status == 403 and f"<p class=\"hide\">{html.escape(ANOTHER_PHONE)}</p>".encode() in page
+                assert status == 403 and f"<h1 class=\"hide\">{html.escape(ANOTHER_PHONE)}</h1>".encode() in page
                 assert b'<html lang="en">' in page
                 refused = (403, {"ok": False, "error": ANOTHER_PHONE})
                 assert (get(api, thief)[0], json.loads(get(api, thief)[1])) == refused

@@ -52,12 +52,12 @@ from ..config import ConfigError, bound, load_config, parse_config, trial
 from ..config.machine import Running
 from ..config.schema import MAX_BYTES as CONFIG_MOST
 from ..engine.errors import Refusal
-from ..engine.phrase import N_, Moment, Phrase, Text
+from ..engine.phrase import N_, Phrase, Text
 from ..engine.views import LANGUAGES
 from ..files import PRIVATE_DIR, TooBig, read_file, read_json, write_private
 from ..kinds import SecretFile
 from ..table.journal import IN_PLAY, begun_last, end_play, finished, in_play
-from ..ui.i18n import say
+from ..ui.i18n import moment_at, say
 from .rounds import Rounds
 
 if TYPE_CHECKING:
@@ -256,7 +256,7 @@ def check(data: bytes, config: Config, running: Running | None = None) -> Conten
     keys: list[str] = []
     made = made_at(manifest)
     replaces = [Phrase.of("a backup of {table} made {made} by pi-table {version}", table=str(manifest.get("table")),
-                          made="?" if made is None else Moment(made), version=str(manifest.get("pi_table")))]
+                          made="?" if made is None else moment_at(made), version=str(manifest.get("pi_table")))]
     missing: list[str] = []
     if CONFIG in files:
         files[CONFIG], dropped = secrets_bound(files[CONFIG], config)

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.errors import Refusal
-from ..engine.phrase import N_, Moment, Phrase
+from ..engine.phrase import N_, Phrase
 from ..files import read_json, write_private
+from ..ui.i18n import moment_at
 
 NOTICE = "owner.reset"  # in the journal folder: the last reset of the owner's passphrase, until acknowledged
 HISTORY = "owner.resets"  # in the journal folder: every reset, acknowledged or not, the newest last
@@ -78,7 +79,7 @@ def read_notice(journal: Path) -> Phrase | None:
     how = str(data.get("how"))
     how = how if how in HOWS else "buttons"  # a damaged note: the reset that wipes, the one to look into
     at = data.get("at")
-    when = Moment(at) if isinstance(at, int | float) else "?"
+    when = moment_at(at) if isinstance(at, int | float) else "?"
     wiped = tuple(Phrase.of(PART[piece]) for piece in data.get("wiped", []) if piece in PART) \
         if isinstance(data.get("wiped"), list) else ()
     return Phrase.of(HOWS[how], time=when, address=str(data.get("from", "?"))[:60],
@@ -103,7 +104,7 @@ def acknowledge(journal: Path, marks: Iterable[str] = (), clock: Callable[[], fl
             raise Refusal("the notice of the buttons' reset is for the owner who was reset: it cannot be acknowledged "
                           "from the phone that made the reset")
         if not isinstance(at, int | float) or clock() < at + HOLD_S:
-            until = Moment(at + HOLD_S) if isinstance(at, int | float) else "?"
+            until = moment_at(at + HOLD_S) if isinstance(at, int | float) else "?"
             raise Refusal("the notice of the buttons' reset stands for a week: it can be acknowledged from {until}",
                           until=until)
     (journal / NOTICE).unlink(missing_ok=True)

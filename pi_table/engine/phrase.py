@@ -15,7 +15,6 @@ language its own forms for that number (gettext's ``ngettext``).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -26,24 +25,24 @@ MONTHS = {"en": ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", 
 
 @dataclass(frozen=True, slots=True)
 class Moment:
-    """A moment in time as a sentence's field, in Unix seconds, said in the table's local time in
-    each language's one form of a date: the form the pages write with Intl's medium date and short
-    time (``web/static/kit.js``), never an ISO date in an Italian sentence."""
+    """A moment as a sentence's field, in the table's local time (``pi_table.ui.i18n.moment_at``
+    makes one from Unix seconds), said in each language's one form of a date: the form the pages
+    write with Intl's medium date and short time (``web/static/kit.js``), never an ISO date in an
+    Italian sentence."""
 
-    seconds: float
+    year: int
+    month: int
+    day: int
+    hour: int
+    minute: int
 
     def said(self, lang: str) -> str:
-        """"Nov 29, 2026, 2:01 AM"; "29 nov 2026, 02:01"; "?" for a moment no calendar holds (a
-        damaged note's)."""
-        try:
-            at = time.localtime(self.seconds)
-        except (OverflowError, OSError, ValueError):
-            return "?"
-        month = MONTHS.get(lang, MONTHS["en"])[at.tm_mon - 1]
+        """"Nov 29, 2026, 2:01 AM"; "29 nov 2026, 02:01"."""
+        month = MONTHS.get(lang, MONTHS["en"])[self.month - 1]
         if lang == "it":
-            return f"{at.tm_mday} {month} {at.tm_year}, {at.tm_hour:02d}:{at.tm_min:02d}"
-        return f"{month} {at.tm_mday}, {at.tm_year}, {(at.tm_hour - 1) % 12 + 1}:{at.tm_min:02d} " \
-               f"{'AM' if at.tm_hour < 12 else 'PM'}"
+            return f"{self.day} {month} {self.year}, {self.hour:02d}:{self.minute:02d}"
+        return f"{month} {self.day}, {self.year}, {(self.hour - 1) % 12 + 1}:{self.minute:02d} " \
+               f"{'AM' if self.hour < 12 else 'PM'}"
 
     def __str__(self) -> str:
         return self.said("en")

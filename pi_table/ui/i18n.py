@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gettext
 import re
+import time
 from enum import Enum
 from functools import cache
 from pathlib import Path
@@ -150,6 +151,16 @@ def say_health(state: str, lang: str) -> str:
     if state.startswith(NOT_WORKING):
         return _(N_("not working: {error}")).format(error=state.removeprefix(NOT_WORKING))
     return state
+
+
+def moment_at(seconds: float) -> Moment | str:
+    """``seconds`` (Unix) as a sentence's ``Moment`` in the table's local time; "?" for a moment no
+    calendar holds (a damaged note's)."""
+    try:
+        at = time.localtime(seconds)
+    except (OverflowError, OSError, ValueError):
+        return "?"
+    return Moment(at.tm_year, at.tm_mon, at.tm_mday, at.tm_hour, at.tm_min)
 
 
 def _field(value: object, lang: str) -> object:
