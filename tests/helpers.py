@@ -39,7 +39,8 @@ from pi_table.engine.codex import MESSAGES, Codex, CodexState
 from pi_table.engine.codex_rules import CodexRules
 from pi_table.engine.codex_setup import OPTIONAL_ROLES, Fact, Role, Setup
 from pi_table.fleet.league import night_topic, record
-from pi_table.night.book import Book, Night
+from pi_table.night.book import Book
+from pi_table.night.state import Night
 from pi_table.protocol import wire
 
 if TYPE_CHECKING:

@@ -22,9 +22,10 @@ from pi_table.config import FleetConfig
 from pi_table.fleet import league as league_
 from pi_table.fleet import schema
 from pi_table.fleet.league import League, LeagueRefused, Scoring, night_topic, record, team_key
-from pi_table.night.book import Book, Night
+from pi_table.night.book import Book
 from pi_table.night.names import NameRefused, folded
 from pi_table.night.standings import standings
+from pi_table.night.state import Night
 from pi_table.night.state import fold as fold_night
 
 from helpers import LEAGUE_START as START

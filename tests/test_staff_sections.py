@@ -247,18 +247,3 @@ def test_the_reading_of_the_classes_finds_a_desk_that_gives_two_sections_parts(t
         "class Part(Protocol):\n    spool: int\n    def ask(self, act): ...\n    def power(self, act): ...\n")
     parts = {"keys": {"ask", "spool"}, "power": {"power"}, "health": {"log", "machine"}}
     assert sections_implemented(tmp_path, parts) == {"desk.py::Hub": ["keys", "power"]}
-
-
-SIZES = {"pi_table/daemon/run.py": "Daemon", "pi_table/daemon/staff_desk.py": "StaffDesk"}
-"""The table's composition root and the staff page's own desk: each wires or answers, and the
-parts it wires live in rooms of their own (issue 61, 1)."""
-
-
-def test_the_daemon_and_the_staff_desk_stay_under_300_lines():
-    root = PACKAGE.parent
-    sizes = {}
-    for path, name in SIZES.items():
-        (node,) = (node for node in parsed(root / path).body if isinstance(node, ast.ClassDef) and node.name == name)
-        assert node.end_lineno is not None
-        sizes[name] = node.end_lineno - node.lineno + 1
-    assert {name: size for name, size in sizes.items() if size >= 300} == {}

@@ -17,7 +17,8 @@ LATER = ("aiohttp", "pi_table.web", "pi_table.engine.codex", "pi_table.table.cod
          "importlib.resources", "pi_table.ui.words",
          # issue 26: the nights' book, the control socket's answerers (at its first request), the
          # other commands' parsers, shutil (argparse's width), csv (exports), the IDNA codec
-         "pi_table.night.book", "pi_table.night.recorder", "concurrent.futures", "pi_table.cli.play",
+         "pi_table.night.book", "pi_table.night.store", "pi_table.night.director", "pi_table.night.follower",
+         "pi_table.night.recorder", "concurrent.futures", "pi_table.cli.play",
          "pi_table.cli.backup", "pi_table.cli.control", "shutil", "csv", "encodings.idna",
          # the catalogues' making (pi_table.ui.messages)
          "pi_table.ui.messages",

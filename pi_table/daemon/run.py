@@ -387,8 +387,9 @@ class Daemon:
 
 def _night(config: Config) -> Recorder | None:
     """The table's part in a game night: the nights' book beside the journal (None when it cannot be read)."""
-    from ..night.book import Book, folder_of
+    from ..night.book import Book
     from ..night.recorder import Recorder
+    from ..night.store import folder_of
 
     folder = folder_of(config.paths.journal_dir)
     try:
@@ -464,7 +465,7 @@ def _checked(path: Path) -> Config:
             journal = load_config(path).paths.journal_dir
         except ConfigError:
             raise refused from None
-        from ..night.book import settle
+        from ..night.store import settle
 
         if not settle(journal):
             raise
