@@ -23,7 +23,7 @@ from pi_table.engine.phrase import Phrase
 from pi_table.ui.i18n import translation
 from pi_table.ui.messages import parse_po, po_path
 from pi_table.web import Companion, Tokens, codenames_snapshot
-from pi_table.web.server import ANOTHER_PHONE, REPLACED
+from pi_table.web.phones import ANOTHER_PHONE, REPLACED
 from pi_table.web.texts import msgids, page_files, page_texts
 from pi_table.web.tokens import SPYMASTER, seat_role
 
