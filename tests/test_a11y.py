@@ -31,18 +31,10 @@ from pi_table.web.codex_pages import codex_snapshot
 from pi_table.web.snapshot import SPYMASTER
 from pi_table.web.tokens import seat_role
 
-from helpers import (
-    PAST_THE_EDGE,
-    STAFF_PIN,
-    StaffService,
-    StaffTable,
-    cache_dir,
-    dealt_key,
-    npm_packed,
-    require_tools,
-    staff_login,
-    wait_for,
-)
+from helpers import PAST_THE_EDGE, cache_dir, npm_packed, require_tools, wait_for
+from helpers_games import dealt_key
+from helpers_staff import STAFF_PIN, staff_login
+from helpers_tables import StaffService, StaffTable
 
 pytestmark = pytest.mark.browser
 
@@ -509,7 +501,7 @@ def test_axe_finds_nothing_serious_on_the_league_page_and_it_writes_its_numbers_
     from pi_table.fleet.league import night_topic
     from pi_table.fleet.league_page import LeaguePage, read_roster
 
-    from helpers import sent, two_cafes
+    from helpers_fleet import sent, two_cafes
 
     _, played = two_cafes(tmp_path, random.Random(5))
     roster = tmp_path / "roster.toml"

@@ -21,7 +21,10 @@ from pi_table.night.recorder import Recorder
 from pi_table.night.state import NightRefused
 from pi_table.web.night import night_csv, night_trf, printable
 
-from helpers import Staff, StaffTable, get, wait_for
+from helpers import wait_for
+from helpers_phones import get
+from helpers_staff import Staff
+from helpers_tables import StaffTable
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 TEAMS = ("Owls", "Quiz Club", "Foxes", "Moles")

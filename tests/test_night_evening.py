@@ -24,7 +24,9 @@ from pi_table.night.standings import Standing
 from pi_table.night.state import Night, NightRefused
 from pi_table.table.session import Session
 
-from helpers import Staff, StaffTable, wait_for
+from helpers import wait_for
+from helpers_staff import Staff
+from helpers_tables import StaffTable
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 TEAMS = ("Owls", "Quiz Club", "Foxes", "Moles")
@@ -727,7 +729,7 @@ def test_the_spectators_page_is_told_of_each_change_of_the_night_on_its_event_st
     import http.client
     import time
 
-    from helpers import get, next_event
+    from helpers_phones import get, next_event
 
     table = StaffTable(tmp_path, KEY)
     connection = http.client.HTTPConnection("127.0.0.1", table.daemon.companion.port, timeout=10)  # type: ignore[union-attr]

@@ -15,7 +15,8 @@ from pi_table.night.games import Game
 from pi_table.night.recorder import Recorder
 from pi_table.night.state import Night
 
-from helpers import heard, played_at, wait_for
+from helpers import wait_for
+from helpers_fleet import heard, played_at
 
 TEAMS = ("Owls", "Zebras", "Foxes", "Moles", "Quiz Club")
 STAFF = "staff · 1a2b3c"
@@ -198,7 +199,8 @@ def test_through_mosquitto_a_bye_a_withdrawal_and_an_undo_leave_the_follower_wit
 def test_a_team_asks_out_of_rounds_4_and_5_on_the_staff_page_and_scores_what_a_missed_round_scores(tmp_path):
     """The director's tool: "we miss rounds 4 and 5", asked in round 2, taken back for one round,
     kept out of those rounds' pairings (by the book's and by hand), each scoring H at a ½ night."""
-    from helpers import Staff, StaffTable
+    from helpers_staff import Staff
+    from helpers_tables import StaffTable
 
     table = StaffTable(tmp_path, "RRRRRRRRRBBBBBBBBNNNNNNNA")
     try:

@@ -22,7 +22,8 @@ from pi_table.night.games import Game
 from pi_table.night.recorder import Recorder
 from pi_table.night.state import NightRefused
 
-from helpers import heard, played_at, wait_for
+from helpers import wait_for
+from helpers_fleet import heard, played_at
 
 TEAMS = ("Owls", "Quiz Club", "Foxes", "Moles")
 

@@ -40,10 +40,12 @@ from pi_table.web.staff import (
     set_pin,
 )
 
-from helpers import STAFF_CONFIG as CONFIG
-from helpers import STAFF_PIN as PIN
-from helpers import Clock, Staff, dealt_key, guess_from, self_signed, staff_login, staff_page, wait_for
-from helpers import StaffTable as InProcessTable
+from helpers import Clock, self_signed, wait_for
+from helpers_games import dealt_key
+from helpers_staff import STAFF_CONFIG as CONFIG
+from helpers_staff import STAFF_PIN as PIN
+from helpers_staff import Staff, guess_from, staff_login, staff_page
+from helpers_tables import StaffTable as InProcessTable
 
 
 def pi_table(*args: str, stdin: str = "") -> subprocess.CompletedProcess:

@@ -19,9 +19,10 @@ from pi_table.ui.mounting import PANELS, ROTATIONS
 from pi_table.ui.orientation import reading_order
 from pi_table.web import staff
 
-from helpers import OWNER_PASSPHRASE, Staff, dealt_key
-from helpers import STAFF_PIN as PIN
-from helpers import StaffTable as InProcessTable
+from helpers_games import dealt_key
+from helpers_staff import OWNER_PASSPHRASE, Staff
+from helpers_staff import STAFF_PIN as PIN
+from helpers_tables import StaffTable as InProcessTable
 
 CHOICES = {"game.game": NAMES, "game.language": LANGUAGES, "game.nuke": NUKE_MODES, "game.setup": SETUPS,
            "leds.backend": LED_BACKENDS, "leds.order": ORDERS, "screen.panel": tuple(PANELS),

@@ -21,7 +21,10 @@ from pi_table.web import sections
 from pi_table.web.roles import OWNER, Route, owner, staff
 from pi_table.web.staff import Desk, Section, StaffPage
 
-from helpers import Staff, StaffTable, dealt_key, parsed
+from helpers import parsed
+from helpers_games import dealt_key
+from helpers_staff import Staff
+from helpers_tables import StaffTable
 
 STATIC = Path(sections.__file__).resolve().parent.parent / "static"
 PACKAGE = Path(sections.__file__).resolve().parent.parent.parent

@@ -77,12 +77,13 @@ def test_a_codex_table_loads_codex_before_ready(tmp_path):
 def test_the_tests_start_a_table_as_the_service_does_or_say_what_they_leave_out():
     """Issue 37: the tests made their tables in-process with the start's machine check off, and so
     missed a table that could not start again. A table is made (``Daemon(...)``) only by the
-    helpers ``helpers.SHORTCUTS`` lists, each saying what of the service's start it leaves out and
+    helpers ``helpers_tables.SHORTCUTS`` lists, each saying what of the service's start it leaves out and
     why; every other test goes through them or runs ``pi-table run --config FILE``."""
     import ast
     from pathlib import Path
 
-    from helpers import SHORTCUTS, parsed
+    from helpers import parsed
+    from helpers_tables import SHORTCUTS
 
     tests = Path(__file__).parent
     makers = set()
@@ -93,7 +94,7 @@ def test_the_tests_start_a_table_as_the_service_does_or_say_what_they_leave_out(
             for call in ast.walk(function):
                 if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "Daemon":
                     makers.add(f"{path.relative_to(tests)}:{function.name}")
-    assert makers == {f"helpers.py:{name}" for name in SHORTCUTS}
+    assert makers == {f"helpers_tables.py:{name}" for name in SHORTCUTS}
     assert all(len(why) > 40 for why in SHORTCUTS.values())
 
 

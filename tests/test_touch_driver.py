@@ -54,7 +54,8 @@ from pi_table.protocol import wire
 from pi_table.sim.harness import ManualClock
 from pi_table.ui.i18n import say
 
-from helpers import Board, wait_for
+from helpers import wait_for
+from helpers_board import Board
 
 pytestmark = pytest.mark.arm64
 

@@ -29,7 +29,9 @@ from pi_table.daemon.trial import Health, TrialWatch
 from pi_table.engine.phrase import Phrase
 from pi_table.sim.systemd import FakeSystemd
 
-from helpers import STAFF_CONFIG, Clock, Staff, StaffService, self_signed, wait_for
+from helpers import Clock, self_signed, wait_for
+from helpers_staff import STAFF_CONFIG, Staff
+from helpers_tables import StaffService
 
 pytestmark = pytest.mark.daemon
 

@@ -24,7 +24,9 @@ from pi_table.web.phones import ANOTHER_PHONE
 from pi_table.web.snapshot import SPYMASTER
 from pi_table.web.streams import PUSH_GAP_S
 
-from helpers import ROOT, another_phone, get, hidden_swapped, next_event, post, wait_for
+from helpers import ROOT, wait_for
+from helpers_games import hidden_swapped
+from helpers_phones import another_phone, get, next_event, post
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 

@@ -32,7 +32,9 @@ from pi_table.web.snapshot import Snapshot
 from pi_table.web.staff import CSRF_HEADER, StaffPage, set_pin
 from pi_table.web.streams import MAX_STREAMS, STREAMS_PER_PAGE
 
-from helpers import CHROMIUM, CHROMIUM_ARGS, require_tools, self_signed, service_daemon, wait_for
+from helpers import require_tools, self_signed, wait_for
+from helpers_phones import CHROMIUM, CHROMIUM_ARGS
+from helpers_tables import service_daemon
 
 HALF_SENT = b"GET / HTTP/1.1\r\nHost: table\r\nUser-Agent: slow"  # no blank line: the headers never end
 POLICY = "default-src 'self'; frame-ancestors 'none'"

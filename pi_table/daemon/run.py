@@ -417,7 +417,7 @@ def starting(path: Path, told: Callable[[ConfigError], None] = lambda error: Non
     why) when the table cannot start on them; the file checked against this machine, game
     nights an older version kept in the journal folder moved out of it first (that check
     refuses a journal folder holding a folder). ConfigError when neither file will do. The
-    tests start in-process tables through this too (tests/helpers.py)."""
+    tests start in-process tables through this too (tests/helpers_tables.py)."""
     from ..config import ConfigError
 
     under_trial = trial.starting(path)
