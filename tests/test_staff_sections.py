@@ -16,6 +16,7 @@ from typing import Protocol
 from aiohttp import web
 
 from pi_table.daemon import staff_parts
+from pi_table.daemon.staff_desk import FakeDesk
 from pi_table.engine.phrase import N_
 from pi_table.web import sections
 from pi_table.web.roles import OWNER, Route, owner, staff
@@ -23,7 +24,7 @@ from pi_table.web.staff import Desk, Section, StaffPage
 
 from helpers import parsed
 from helpers_games import dealt_key
-from helpers_staff import Staff
+from helpers_staff import Staff, staff_page
 from helpers_tables import StaffTable
 
 STATIC = Path(sections.__file__).resolve().parent.parent / "static"
@@ -119,6 +120,22 @@ class Tiny(Section, name="tiny", script="tiny.js", texts=(N_("Tiny's word"),)):
         self.done.append("done")
         return web.json_response({"ok": True})
 
+    @classmethod
+    def stand_in(cls, table):
+        """Its part on a stand-in table, beside its protocol: the stand-in's own."""
+        return TinyStandIn(table.calls)
+
+
+class TinyStandIn:
+    """The tiny section's stand-in: English, each question recorded in the stand-in table's ``calls``."""
+
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
+
+    def language(self) -> str:
+        self.calls.append("tiny: language")
+        return "en"
+
 
 def test_a_section_from_a_test_alone_is_served_by_the_table_as_the_service_starts_it(tmp_path, monkeypatch):
     """One module (here, the test's class and its script), its part of the table (the test's
@@ -156,6 +173,22 @@ def test_a_section_from_a_test_alone_is_served_by_the_table_as_the_service_start
             assert "Tiny's word" in answer.read().decode()
     finally:
         table.close()
+
+
+def test_a_sections_stand_in_beside_its_protocol_is_given_on_the_tests_pages_with_no_line_elsewhere(tmp_path,
+                                                                                                    monkeypatch):
+    """Issue 77, 5: a section's stand-in took a line in a list kept by hand (``FAKES``) beside its
+    class beside its protocol. Now the section's own ``stand_in`` gives it: the test's section,
+    registered by its one line in ``SECTIONS``, is given its stand-in on the tests' pages."""
+    (tmp_path / "static").mkdir()
+    (tmp_path / "static" / "tiny.js").write_text('import { section } from "./staff.js";\nsection({});\n')
+    monkeypatch.setattr(Tiny, "scripts", tmp_path / "static")
+    monkeypatch.setitem(sections.SECTIONS, Tiny.name, Tiny)  # the registry's one line, and no other
+    desk = FakeDesk()
+    page = staff_page(desk, tmp_path)
+    tiny = next(section for section in page.sections if section.name == "tiny")
+    assert isinstance(tiny.table, TinyStandIn) and tiny.table.language() == "en"
+    assert desk.calls[-1] == "tiny: language"  # the stand-in table's record, shared with the others'
 
 
 def members(protocol: type) -> set[str]:

@@ -507,6 +507,14 @@ class FakeTableCode:
         return seen
 
 
+class StandIn(Protocol):
+    """A stand-in table (``daemon.staff_desk.FakeDesk``): what its sections' stand-ins share."""
+
+    calls: list[str]
+    code: FakeTableCode
+    helper: FakeHelper
+
+
 Part = TypeVar("Part")
 """The part of the table a section takes (its own small protocol, which the daemon's desk meets)."""
 
@@ -547,6 +555,12 @@ class Section(Generic[Part]):
         """The section on ``page``, given its part of the table; None when this table has none (a
         game night without a journal to keep it in)."""
         return cls(page, table)
+
+    @classmethod
+    def stand_in(cls, table: StandIn) -> Part | None:
+        """Its part on a stand-in table (tests, the screenshots), declared beside its protocol; None
+        when a stand-in table has none (no game night, no notifications, no set-up awaited)."""
+        return None
 
     def routes(self) -> Iterable[Route]:
         """Its routes, each with the role it needs."""

@@ -20,6 +20,7 @@ from ..staff import (
     REFUSALS,
     WRONG_CODE,
     Section,
+    StandIn,
     TableCode,
     bad,
     language,
@@ -48,6 +49,10 @@ TEXTS: tuple[str, ...] = (
 
 class PinSection(Section[TableCode], name="pin", script="pin.js", texts=TEXTS):
     """The PIN's change, behind the staff page's checks, and its reset with no session."""
+
+    @classmethod
+    def stand_in(cls, table: StandIn) -> TableCode:
+        return table.code
 
     def routes(self) -> list[Route]:
         return [staff("POST", "/staff/api/pin", self._pin),  # with the PIN it replaces
