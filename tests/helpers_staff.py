@@ -43,7 +43,7 @@ class Staff:
         self.headers_out: dict[str, str] = {}  # sent with every request besides the page's own
 
     def call(self, method: str, path: str, body: object = None, csrf: str | None = "session") -> tuple[int, object]:
-        from pi_table.web.staff import CSRF_HEADER  # aiohttp: loaded by the tests of the pages alone
+        from pi_table.web.staff import CSRF_HEADER
 
         headers = {"X-Staff-Lang": self.lang, **self.headers_out}
         if csrf == "session" and self.csrf is not None:
@@ -95,7 +95,7 @@ class Staff:
 
 def download_backup(staff: Staff) -> dict[str, bytes]:
     """The backup the owner downloads, unpacked: each file by its name."""
-    from pi_table.web.staff import CSRF_HEADER  # aiohttp: loaded by the tests of the pages alone
+    from pi_table.web.staff import CSRF_HEADER
 
     request = urllib.request.Request(staff.base + "/staff/api/backup", headers={CSRF_HEADER: staff.csrf or ""})
     with staff.opener.open(request, timeout=30) as answer:

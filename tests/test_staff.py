@@ -30,15 +30,8 @@ from pi_table.engine import Rules
 from pi_table.engine.codex import STEPS
 from pi_table.web import Companion, auth
 from pi_table.web.auth import SCRYPT_N, SCRYPT_P, SCRYPT_R, hash_secret, secret_matches
-from pi_table.web.staff import (
-    ATTEMPTS_OVERALL,
-    ATTEMPTS_PER_ADDRESS,
-    COOKIE,
-    CSRF_HEADER,
-    PIN_FILE,
-    TEXTS,
-    set_pin,
-)
+from pi_table.web.staff import ATTEMPTS_OVERALL, ATTEMPTS_PER_ADDRESS, COOKIE, CSRF_HEADER, PIN_FILE, set_pin
+from pi_table.web.staff_words import TEXTS
 
 from helpers import Clock, self_signed, wait_for
 from helpers_games import dealt_key

@@ -20,7 +20,7 @@ import pytest
 
 from pi_table.config import OPTIONS, trial
 from pi_table.daemon.restarts import EXIT_RESTART, RESTARTS_FILE
-from pi_table.web.staff import LIVE
+from pi_table.web.staff_actions import LIVE
 
 from helpers import self_signed
 from helpers_tables import StaffService

@@ -20,7 +20,8 @@ from pi_table.daemon.staff_desk import FakeDesk
 from pi_table.engine.phrase import N_
 from pi_table.web import sections
 from pi_table.web.roles import OWNER, Route, owner, staff
-from pi_table.web.staff import Desk, Section, StaffPage
+from pi_table.web.staff import Section, StaffPage
+from pi_table.web.staff_table import Desk
 
 from helpers import parsed
 from helpers_games import dealt_key

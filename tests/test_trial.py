@@ -156,7 +156,7 @@ def test_the_address_a_page_was_reached_on_is_this_machines_as_a_phone_dials_it(
     the change answers there."""
     from types import SimpleNamespace
 
-    from pi_table.web.staff import reached_on
+    from pi_table.web.staff_answers import reached_on
 
     request = SimpleNamespace(transport=SimpleNamespace(get_extra_info=lambda name: sockname))
     assert reached_on(request) == address  # type: ignore[arg-type]

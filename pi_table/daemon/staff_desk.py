@@ -16,7 +16,7 @@ from ..engine.games import names
 from ..engine.phrase import Phrase, Text
 from ..table import history
 from ..ui.i18n import say
-from ..web.staff import FakeHelper, FakeTableCode
+from ..web.staff_table import FakeHelper, FakeTableCode
 
 if TYPE_CHECKING:
     from collections.abc import Callable

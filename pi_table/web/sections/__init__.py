@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..staff import BODY_TIMEOUT_S, Desk, Parts, Section, StaffPage, StandIn
+from ..staff import BODY_TIMEOUT_S, Parts, Section, StaffPage
+from ..staff_table import Desk, StandIn
 from .broker import BrokerSection
 from .care import CareSection
 from .checkup import CheckupSection

@@ -27,7 +27,9 @@ from ...release import ReleaseError, broker
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, StandIn, bad, language, log, reached_on
+from ..staff import Section, log
+from ..staff_answers import bad, language, reached_on
+from ..staff_table import StandIn
 
 TEXTS: tuple[str, ...] = (
     N_("The café's broker"),

@@ -15,7 +15,9 @@ from ...engine.phrase import N_, Phrase
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, staff
-from ..staff import Section, StandIn, bad, language, log
+from ..staff import Section, log
+from ..staff_answers import bad, language
+from ..staff_table import StandIn
 
 SELFTEST_ACTS = ("start", "stop")
 TUNE_ACTS = ("start", "stop", "write")

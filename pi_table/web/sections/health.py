@@ -22,7 +22,10 @@ from ...host import Readings
 from ...ui.i18n import say, translation
 from ..auth import Session
 from ..roles import Route, staff
-from ..staff import DEVICES, Section, StandIn, advised, bad, language
+from ..staff import Section
+from ..staff_answers import bad, language
+from ..staff_table import StandIn
+from ..staff_words import DEVICES, advised
 
 LOG_LINES = 200  # the log's lines a page shows at most (log.txt has all the service keeps)
 DISK_LOW_MB = 200.0  # free on the journal's disk: a few hundred games, and room for the nightly backups

@@ -22,7 +22,9 @@ from ...release.layout import HOME
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner, staff
-from ..staff import Helper, Section, StaffPage, StandIn, bad, language, log
+from ..staff import Section, StaffPage, log
+from ..staff_answers import bad, language
+from ..staff_table import Helper, StandIn
 
 ACTS = ("keys-add", "keys-revoke")
 

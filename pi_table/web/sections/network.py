@@ -21,7 +21,9 @@ from ...release.layout import HOME, Releases
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner, staff
-from ..staff import Helper, Section, StaffPage, StandIn, bad, language, log, reached_on
+from ..staff import Section, StaffPage, log
+from ..staff_answers import bad, language, reached_on
+from ..staff_table import Helper, StandIn
 
 ACTS = ("ipv4", "hostname")
 FIELDS = {"ipv4": {"act", "device", "method", "address", "gateway", "dns"}, "hostname": {"act", "name"}}

@@ -66,7 +66,8 @@ from ..night import (
     tiebreaks_shown,
 )
 from ..roles import Checked, Route, open_to_all, staff
-from ..staff import Section, StaffPage, bad, language, log
+from ..staff import Section, StaffPage, log
+from ..staff_answers import bad, language
 
 T = TypeVar("T")
 KEPT_NAMED = 5  # the nights kept the desk lists with their names (night.js's KEPT_SHOWN)

@@ -27,7 +27,10 @@ from ...engine.phrase import N_
 from ...ui.i18n import say, translation
 from ..auth import Session, Why, hashed
 from ..roles import MIN_PASSPHRASE, OWNER_S, Route, new_recovery_code, owner, set_passphrase, staff
-from ..staff import WRONG_CODE, Section, StaffPage, StandIn, TableCode, bad, language, log, owner_refused, refused
+from ..staff import Section, StaffPage, log
+from ..staff_answers import bad, language, owner_refused, refused
+from ..staff_table import StandIn, TableCode
+from ..staff_words import WRONG_CODE
 
 TEXTS: tuple[str, ...] = (
     N_("Owner"),

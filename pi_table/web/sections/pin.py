@@ -15,20 +15,10 @@ from ...engine.phrase import N_
 from ...ui.i18n import say, translation
 from ..auth import Session, Why
 from ..roles import OWNER, Route, open_to_all, staff
-from ..staff import (
-    MIN_PIN,
-    REFUSALS,
-    WRONG_CODE,
-    Section,
-    StandIn,
-    TableCode,
-    bad,
-    language,
-    log,
-    owner_refused,
-    refused,
-    set_pin,
-)
+from ..staff import MIN_PIN, Section, log, set_pin
+from ..staff_answers import REFUSALS, bad, language, owner_refused, refused
+from ..staff_table import StandIn, TableCode
+from ..staff_words import WRONG_CODE
 
 TEXTS: tuple[str, ...] = (
     N_("Staff PIN"),

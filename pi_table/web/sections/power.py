@@ -12,7 +12,9 @@ from ...engine.phrase import N_
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Helper, Section, StandIn, bad, language, log
+from ..staff import Section, log
+from ..staff_answers import bad, language
+from ..staff_table import Helper, StandIn
 
 POWER_ACTS = ("reboot", "poweroff")
 

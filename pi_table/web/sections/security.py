@@ -19,7 +19,9 @@ from ...engine.phrase import N_, Text
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner, staff
-from ..staff import Section, StandIn, bad, language, log
+from ..staff import Section, log
+from ..staff_answers import bad, language
+from ..staff_table import StandIn
 
 TEXTS: tuple[str, ...] = (
     N_("Security updates"),

@@ -17,7 +17,9 @@ from ...release.network import password_problem, ssid_problem
 from ...ui.i18n import say, translation
 from ..auth import Session
 from ..roles import Route, owner, staff
-from ..staff import Helper, Section, StaffPage, StandIn, bad, language, log
+from ..staff import Section, StaffPage, log
+from ..staff_answers import bad, language
+from ..staff_table import Helper, StandIn
 
 TEXTS: tuple[str, ...] = (
     N_("Wi-Fi"),
