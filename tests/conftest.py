@@ -14,17 +14,10 @@ from hypothesis import settings
 
 from pi_table.engine import Game, Key, Rules, State, Team, make_game, parse_action
 
-from helpers import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    CODEX_CONFIG,
-    REQUIRE_TOOLS,
-    CodexTable,
-    InProcessDaemon,
-    forget_parsed,
-    require_tools,
-    with_drawn_key,
-)
+from helpers import REQUIRE_TOOLS, forget_parsed, require_tools
+from helpers_games import with_drawn_key
+from helpers_phones import CHROMIUM, CHROMIUM_ARGS
+from helpers_tables import CODEX_CONFIG, CodexTable, InProcessDaemon
 
 pytest_plugins = ("left_behind",)  # no test leaves a process behind
 

@@ -1,4 +1,4 @@
-"""A stand-in for NetworkManager's ``nmcli``, put first on PATH by tests (``helpers.FakeNetworkManager``):
+"""A stand-in for NetworkManager's ``nmcli``, put first on PATH by tests (``helpers_machine.FakeNetworkManager``):
 it records each call's arguments (``calls.jsonl``) and plays NetworkManager's answers from a small
 model of it kept in ``state.json`` (both in $FAKE_NM_DIR): the networks in reach and their
 passwords, the connection profiles, the active ones, the radio. Only what pi-table asks is

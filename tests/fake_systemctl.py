@@ -1,4 +1,4 @@
-"""A stand-in for ``systemctl`` that runs a real Mosquitto (``helpers.MosquittoUnit``): the root
+"""A stand-in for ``systemctl`` that runs a real Mosquitto (``helpers_machine.MosquittoUnit``): the root
 helper's broker acts (pi_table/release/broker.py) call it as they call systemctl on a table, and
 it starts Debian's mosquitto on the very files the helper wrote, as mosquitto.service does
 (``mosquitto -c /etc/mosquitto/mosquitto.conf``, which includes conf.d/*.conf in their names' order:

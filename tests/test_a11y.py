@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from browsing import LIVE, PHONE, WATCH_LIVE, Browsing, axe  # noqa: F401 (axe: a fixture)
 
 from pi_table.daemon.restarts import EXIT_RESTART
 from pi_table.engine import Rules, make_game, parse_action
@@ -25,7 +24,11 @@ from pi_table.web.codex_pages import codex_snapshot
 from pi_table.web.snapshot import SPYMASTER
 from pi_table.web.tokens import seat_role
 
-from helpers import STAFF_PIN, StaffService, StaffTable, dealt_key, staff_login, wait_for
+from browsing import LIVE, PHONE, WATCH_LIVE, Browsing, axe  # noqa: F401 (axe: a fixture)
+from helpers import wait_for
+from helpers_games import dealt_key
+from helpers_staff import STAFF_PIN, staff_login
+from helpers_tables import StaffService, StaffTable
 
 pytestmark = pytest.mark.browser
 
@@ -347,7 +350,7 @@ def test_axe_finds_nothing_serious_on_the_league_page_and_it_writes_its_numbers_
     from pi_table.fleet.league import night_topic
     from pi_table.fleet.league_page import LeaguePage, read_roster
 
-    from helpers import sent, two_cafes
+    from helpers_fleet import sent, two_cafes
 
     _, played = two_cafes(tmp_path, random.Random(5))
     roster = tmp_path / "roster.toml"

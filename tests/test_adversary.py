@@ -28,7 +28,9 @@ from pi_table.fleet import schema
 from pi_table.web.roles import set_passphrase
 from pi_table.web.staff import set_pin
 
-from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, STAFF_PIN, RestartedAsTheServiceIs, Staff, wait_for
+from helpers import wait_for
+from helpers_staff import OWNER_PASSPHRASE, STAFF_CONFIG, STAFF_PIN, Staff
+from helpers_tables import RestartedAsTheServiceIs
 
 pytestmark = [pytest.mark.slow, pytest.mark.daemon]
 

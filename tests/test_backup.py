@@ -33,22 +33,11 @@ from pi_table.table.journal import IN_PLAY
 from pi_table.ui.i18n import say
 from pi_table.web.staff import PIN_FILE, SESSIONS_FILE, set_pin
 
-from helpers import (
-    STAFF_CONFIG,
-    STAFF_PIN,
-    Clock,
-    StaffService,
-    dealt_key,
-    download,
-    fix_manifest,
-    member,
-    packed,
-    regular,
-    repacked,
-    service_daemon,
-    upload,
-    wait_for,
-)
+from helpers import Clock, wait_for
+from helpers_games import dealt_key
+from helpers_release import fix_manifest, member, packed, regular, repacked
+from helpers_staff import STAFF_CONFIG, STAFF_PIN, download, upload
+from helpers_tables import StaffService, service_daemon
 
 SECRET = b"0123456789abcdef0123456789abcdef"  # the companion's: 32 bytes
 

@@ -18,7 +18,7 @@ from pi_table.table import Session
 from pi_table.ui.i18n import say
 from pi_table.web.staff import PIN_FILE, set_pin
 
-from helpers import STAFF_CONFIG, STAFF_PIN
+from helpers_staff import STAFF_CONFIG, STAFF_PIN
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 NOTIFY_URL = "json://notify.cafe.lan/hook?token=SECRET-of-the-notices"

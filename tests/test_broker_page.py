@@ -20,7 +20,9 @@ import pytest
 
 from pi_table.release import ReleaseError, broker, requests
 
-from helpers import Cafe, Staff, connected, require_tools, settled, wait_for
+from helpers import require_tools, wait_for
+from helpers_fleet import Cafe, connected, settled
+from helpers_staff import Staff
 
 HASH = broker.password_hash("x" * 24)
 BAD_NAMES = ["bar\n1", "bar:1", "bar#1", "bar+1", "bar/1", "bar 1", "bar\u200b1", "bar\x001", "b" * 65, "", 7,

@@ -13,8 +13,12 @@ import pytest
 from pi_table.config import trial
 from pi_table.engine import CELLS
 
-from helpers import BoardTable, Staff, dealt_key, electrode_of, staff_login, wait_for
-from helpers import StaffTable as InProcessTable
+from helpers import wait_for
+from helpers_board import electrode_of
+from helpers_games import dealt_key
+from helpers_staff import Staff, staff_login
+from helpers_tables import BoardTable
+from helpers_tables import StaffTable as InProcessTable
 
 pytestmark = pytest.mark.daemon
 

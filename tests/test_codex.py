@@ -43,7 +43,7 @@ from pi_table.engine.codex_setup import (
     parse_setup,
 )
 
-from helpers import choose, games, scrambled
+from helpers_games import choose, games, scrambled
 
 RED_CODE, BLUE_CODE = "AAAA-BBBB-CCCC", "DDDD-EEEE-FFFF"
 

@@ -20,7 +20,9 @@ from pi_table.table import load_game
 from pi_table.ui.i18n import say
 from pi_table.web.tokens import seat_role
 
-from helpers import CODEX_CONFIG, PHONE, CodexTable, Phones, pi_table, service_daemon, wait_for
+from helpers import pi_table, wait_for
+from helpers_phones import PHONE, Phones
+from helpers_tables import CODEX_CONFIG, CodexTable, service_daemon
 
 pytestmark = pytest.mark.daemon
 

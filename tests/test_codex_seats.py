@@ -29,11 +29,13 @@ from pi_table.ui.codex_screen import draw_codex
 from pi_table.ui.codex_turns import Turn
 from pi_table.ui.screens import ScreenPainter
 from pi_table.web import Companion, CompanionScreen, Tokens
+from pi_table.web.phones import REPLACED
 from pi_table.web.seats import SeatLinks
-from pi_table.web.server import REPLACED
 from pi_table.web.tokens import seat_role
 
-from helpers import CODEX_CONFIG, another_phone, get, next_event, pi_table, post, service_daemon, wait_for
+from helpers import pi_table, wait_for
+from helpers_phones import another_phone, get, next_event, post
+from helpers_tables import CODEX_CONFIG, service_daemon
 
 SETUP = (
     "Moon:red:leader:1:AAAA Aleman:red:hacker:2:BBBB Viper:red:inquisitore:3:CCCC "

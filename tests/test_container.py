@@ -43,17 +43,9 @@ import pytest
 
 from pi_table.web.sections.care import RESTORING
 
-from helpers import (
-    OWNER_PASSPHRASE,
-    STAFF_PIN,
-    Staff,
-    as_owner_once_answering,
-    plain,
-    readme_scripts,
-    require_tools,
-    this_machines_address,
-    wait_for,
-)
+from helpers import readme_scripts, require_tools, wait_for
+from helpers_phones import plain, this_machines_address
+from helpers_staff import OWNER_PASSPHRASE, STAFF_PIN, Staff, as_owner_once_answering
 
 pytestmark = pytest.mark.container
 

@@ -46,7 +46,8 @@ from pi_table.errors import PiTableError
 from pi_table.kinds import SerialDevice
 from pi_table.sim.harness import ManualClock
 
-from helpers import service_daemon, wait_for
+from helpers import wait_for
+from helpers_tables import service_daemon
 
 STATUS = b'{"command": "status"}\n'
 

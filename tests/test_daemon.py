@@ -24,7 +24,9 @@ from pi_table.sim.systemd import FakeSystemd
 from pi_table.table import Session
 from pi_table.ui.leds import WARNING
 
-from helpers import HOLD_S, LiveBoard, electrode_of, service_daemon, wait_for
+from helpers import wait_for
+from helpers_board import HOLD_S, LiveBoard, electrode_of
+from helpers_tables import service_daemon
 
 pytestmark = pytest.mark.daemon
 

@@ -30,7 +30,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import OWNER_PASSPHRASE, ROOT, STAFF_PIN, Staff, wait_for
+from helpers import ROOT, wait_for
+from helpers_staff import OWNER_PASSPHRASE, STAFF_PIN, Staff
 
 DOCS = ROOT / "docs"
 PAGES = sorted([*DOCS.glob("cafe/*.md"), *DOCS.glob("play/*.md")])

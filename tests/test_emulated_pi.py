@@ -56,7 +56,8 @@ import pytest
 
 from pi_table.errors import PiTableWarning
 
-from helpers import OWNER_PASSPHRASE, STAFF_PIN, Staff, as_owner_once_answering, require_tools, staff_login, wait_for
+from helpers import require_tools, wait_for
+from helpers_staff import OWNER_PASSPHRASE, STAFF_PIN, Staff, as_owner_once_answering, staff_login
 
 pytestmark = pytest.mark.emulated_pi
 

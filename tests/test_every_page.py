@@ -10,15 +10,16 @@ from __future__ import annotations
 import random
 import re
 
-from walk import asked, pages_of, running, signed_in
-
 from pi_table.config import broker as broker_config
 from pi_table.fleet.dashboard import Dashboard, hash_password
 from pi_table.fleet.league_page import LeaguePage, read_roster
 from pi_table.release.first_boot import pending
 from pi_table.web.runner import ServerThread
 
-from helpers import StaffService, StaffTable, dealt_key, sent, two_cafes
+from helpers_fleet import sent, two_cafes
+from helpers_games import dealt_key
+from helpers_tables import StaffService, StaffTable
+from walk import asked, pages_of, running, signed_in
 
 PASSWORD = "organiser-secret-26"
 NO_BROKER = broker_config("mqtt://127.0.0.1:1")  # the pages answer while their broker is away

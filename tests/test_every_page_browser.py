@@ -29,8 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from browsing import WIDTHS, Browsing, axe  # noqa: F401 (axe: a fixture)
-from walk import pages_of, running, signed_in
 
 from pi_table.config import broker as broker_config
 from pi_table.fleet.dashboard import Dashboard, hash_password
@@ -39,18 +37,14 @@ from pi_table.ui.messages import parse_po, po_path
 from pi_table.web import Tokens
 from pi_table.web.snapshot import SPYMASTER
 
-from helpers import (
-    CHROMIUM,
-    STAFF_CONFIG,
-    Staff,
-    StaffService,
-    StaffTable,
-    cache_dir,
-    dealt_key,
-    require_tools,
-    sent,
-    two_cafes,
-)
+from browsing import WIDTHS, Browsing, axe  # noqa: F401 (axe: a fixture)
+from helpers import cache_dir, require_tools
+from helpers_fleet import sent, two_cafes
+from helpers_games import dealt_key
+from helpers_phones import CHROMIUM
+from helpers_staff import STAFF_CONFIG, Staff
+from helpers_tables import StaffService, StaffTable
+from walk import pages_of, running, signed_in
 
 pytestmark = pytest.mark.browser
 

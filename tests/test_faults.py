@@ -27,7 +27,9 @@ from pi_table.engine import EndTurn, GameRecord, Guess, Rules, Undo, make_game
 from pi_table.sim.systemd import FakeSystemd
 from pi_table.table import Session
 
-from helpers import BoardTable, EmulatedTable, electrode_of, wait_for
+from helpers import wait_for
+from helpers_board import EmulatedTable, electrode_of
+from helpers_tables import BoardTable
 
 pytestmark = pytest.mark.daemon
 

@@ -29,7 +29,10 @@ from pi_table.release.keys import Keyring
 from pi_table.release.layout import Releases
 from pi_table.release.service_user import ServiceUser
 
-from helpers import STAFF_CONFIG, FakeNetworkManager, require_tools, run_first_boot
+from helpers import require_tools
+from helpers_machine import FakeNetworkManager
+from helpers_staff import STAFF_CONFIG
+from helpers_tables import run_first_boot
 
 SECRETS = ("companion.secret", "staff.device-key")
 

@@ -31,7 +31,8 @@ from pi_table.hal import NewGame
 from pi_table.hal.events import is_fault
 from pi_table.sim.systemd import FakeSystemd
 
-from helpers import service_daemon, wait_for
+from helpers import wait_for
+from helpers_tables import service_daemon
 
 pytestmark = pytest.mark.daemon
 

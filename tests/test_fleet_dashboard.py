@@ -40,7 +40,8 @@ from pi_table.fleet.reporter import Reporter
 from pi_table.fleet.tables import Fleet, activity
 from pi_table.web.auth import secret_matches
 
-from helpers import self_signed, this_machines_address, wait_for
+from helpers import self_signed, wait_for
+from helpers_phones import this_machines_address
 
 STATIC = Path(__file__).resolve().parents[1] / "pi_table" / "web" / "static"
 PASSWORD = "café-tables-2026"

@@ -26,9 +26,10 @@ from pi_table.fleet.broker import LocalBroker
 from pi_table.fleet.dashboard import Dashboard, hash_password
 from pi_table.fleet.reporter import Reporter
 
-from helpers import BROKER_USERS as USERS
-from helpers import MOSQUITTO_DOCS as DOCS
-from helpers import openssl, start_cafe, wait_for
+from helpers import openssl, wait_for
+from helpers_fleet import BROKER_USERS as USERS
+from helpers_fleet import MOSQUITTO_DOCS as DOCS
+from helpers_fleet import start_cafe
 
 pytestmark = pytest.mark.broker
 

@@ -19,7 +19,10 @@ import pytest
 
 from pi_table.fleet.broker import free_port
 
-from helpers import OWNER_PASSPHRASE, STAFF_PIN, InProcessDaemon, Staff, StaffTable, dealt_key, wait_for
+from helpers import wait_for
+from helpers_games import dealt_key
+from helpers_staff import OWNER_PASSPHRASE, STAFF_PIN, Staff
+from helpers_tables import InProcessDaemon, StaffTable
 
 pytestmark = pytest.mark.daemon
 

@@ -11,8 +11,9 @@ import pytest
 from pi_table.config import ConfigError, parse_config
 from pi_table.config.settings import HIDDEN, broker_change, hide_password
 
-from helpers import Staff, dealt_key
-from helpers import StaffTable as InProcessTable
+from helpers_games import dealt_key
+from helpers_staff import Staff
+from helpers_tables import StaffTable as InProcessTable
 
 KEPT = {"fleet.broker": "mqtts://t1@broker.cafe.example", "fleet.password_file": "/etc/pi-table/mqtt.password"}
 IN_URL = {"fleet.broker": "mqtts://t1:s3cret@broker.cafe.example:8883", "fleet.password_file": ""}

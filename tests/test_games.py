@@ -52,8 +52,9 @@ from pi_table.ui.screen import MENU_SLOTS, Mode
 from pi_table.ui.screens import ScreenPainter
 from pi_table.web import games as web_games
 
-from helpers import ROOT, Staff, parsed
-from helpers import StaffTable as InProcessTable
+from helpers import ROOT, parsed
+from helpers_staff import Staff
+from helpers_tables import StaffTable as InProcessTable
 
 PACKAGE = Path(pi_table.__file__).parent
 REGISTRIES = {"engine/games.py", "table/games.py", "table/loops.py", "ui/games.py", "web/games.py", "sim/terminals.py",

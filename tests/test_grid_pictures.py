@@ -14,8 +14,9 @@ from pi_table.ui.words import load_words
 from pi_table.web import Tokens, codenames_snapshot
 from pi_table.web.snapshot import SPYMASTER
 
-from helpers import StaffTable as InProcessTable
-from helpers import dealt_key, staff_login
+from helpers_games import dealt_key
+from helpers_staff import staff_login
+from helpers_tables import StaffTable as InProcessTable
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 WIDTHS = (360, 390, 800, 1280)

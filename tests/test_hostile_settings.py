@@ -29,7 +29,8 @@ from pi_table.daemon import backup
 from pi_table.web.roles import set_passphrase
 from pi_table.web.staff import set_pin
 
-from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, STAFF_PIN, RestartedAsTheServiceIs, Staff
+from helpers_staff import OWNER_PASSPHRASE, STAFF_CONFIG, STAFF_PIN, Staff
+from helpers_tables import RestartedAsTheServiceIs
 
 pytestmark = [pytest.mark.slow, pytest.mark.daemon]
 

@@ -21,22 +21,11 @@ import pytest
 from pi_table.hal.screen import grouped
 from pi_table.release.first_boot import TLS, TLS_CERT, TLS_KEY, fingerprint, pending
 
-from helpers import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    ON_THE_NETWORK,
-    OWNER_PASSPHRASE,
-    STAFF_PIN,
-    InProcessDaemon,
-    Staff,
-    StaffService,
-    pi_table,
-    plain,
-    require_tools,
-    self_signed,
-    this_machines_address,
-    wait_for,
-)
+from helpers import pi_table, require_tools, self_signed, wait_for
+from helpers_fleet import ON_THE_NETWORK
+from helpers_phones import CHROMIUM, CHROMIUM_ARGS, plain, this_machines_address
+from helpers_staff import OWNER_PASSPHRASE, STAFF_PIN, Staff
+from helpers_tables import InProcessDaemon, StaffService
 
 pytestmark = pytest.mark.daemon
 

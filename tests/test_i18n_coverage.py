@@ -18,7 +18,7 @@ import pi_table
 from pi_table.engine.phrase import Phrase
 from pi_table.ui import i18n, messages
 
-from helpers import service_daemon
+from helpers_tables import service_daemon
 
 PACKAGE = Path(pi_table.__file__).parent
 WEB = PACKAGE / "web"

@@ -17,7 +17,8 @@ from pi_table.image import ImageError, build, imager
 from pi_table.image.build import release_of
 from pi_table.release import ReleaseError
 
-from helpers import BUNDLE_SECRET, require_tools, signed_bundle
+from helpers import require_tools
+from helpers_release import BUNDLE_SECRET, signed_bundle
 
 
 @pytest.fixture

@@ -22,7 +22,8 @@ import pytest
 
 from pi_table.release.keys import Keyring
 
-from helpers import INSTALL, ROOT, Installer, require_tools, signed_bundle
+from helpers import ROOT, require_tools
+from helpers_release import INSTALL, Installer, signed_bundle
 
 pytestmark = pytest.mark.tool
 

@@ -20,7 +20,8 @@ import pytest
 
 from pi_table.ui.mounting import PANELS
 
-from helpers import INSTALL, ROOT, Installer
+from helpers import ROOT
+from helpers_release import INSTALL, Installer
 
 pytestmark = pytest.mark.tool
 

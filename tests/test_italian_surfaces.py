@@ -226,7 +226,8 @@ def test_every_label_and_placeholder_of_the_italian_staff_page_is_italian(tmp_pa
 
     from pi_table.ui.messages import parse_po, po_path
 
-    from helpers import StaffTable, staff_login
+    from helpers_staff import staff_login
+    from helpers_tables import StaffTable
 
     italian = parse_po(po_path("it").read_text(encoding="utf-8"))
     table = StaffTable(tmp_path, "RRRRRRRRRBBBBBBBBNNNNNNNA", "it")

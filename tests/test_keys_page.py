@@ -16,7 +16,9 @@ from pi_table.release.keys import Keyring
 from pi_table.release.layout import Releases
 from pi_table.release.service_user import ServiceUser
 
-from helpers import Staff, StaffTable, dealt_key, make_key
+from helpers_games import dealt_key
+from helpers_staff import Staff, make_key
+from helpers_tables import StaffTable
 
 
 def fingerprint_of(folder: Path, name: str = "owner") -> str:

@@ -173,7 +173,7 @@ def imported_test_modules(path: Path) -> set[str]:
 
 
 def test_no_test_module_imports_another():
-    """What several test files share lives in tests/helpers.py (fixtures in tests/conftest.py):
+    """What several test files share lives in tests/helpers*.py (fixtures in tests/conftest.py):
     a test module imported by another runs its module-level setup there too, and its fixtures,
     imported by name, are redefined in a second module where pytest may pick either."""
     offences = [f"{path.name} imports {', '.join(sorted(names))}"
@@ -549,3 +549,52 @@ def test_the_start_loads_no_page_between_ready_and_the_loops_first_watchdog_ping
         "print(sorted(n for n in sys.modules if n.split('.')[0] in ('aiohttp', 'apprise') or n.startswith('pi_table.web')))")],
         capture_output=True, text=True, timeout=60, check=True).stdout
     assert heavy.strip() == "[]", f"loaded after READY, before the loop pings the watchdog: {heavy}"
+
+
+HUBS = ("pi_table/web", "pi_table/night", "pi_table/daemon/run.py", "pi_table/daemon/staff_desk.py")
+"""Where the rooms' classes stay under 300 lines: the pages, the night, the table's composition
+root and the staff page's desk. Each wires or answers, and the parts it wires live in rooms of
+their own (issue 61, 1; issue 77, 4)."""
+MAX_CLASS_LINES = 300
+MAX_HELPER_LINES = 400  # a module of the tests that is no test file: stand-ins and fixtures beside what they fake
+STILL_TO_SPLIT = {"pi_table/night/state.py::Night"}
+"""The classes of HUBS and the test helpers still over their size, each to be split by concern
+(issue 77, 4): the list only shrinks."""
+
+
+def long_classes(root: Path, places: tuple[str, ...]) -> dict[str, int]:
+    """Each class defined in ``places`` (folders or files under ``root``) of MAX_CLASS_LINES lines
+    or more, by file and name, with its lines."""
+    paths = sorted(path for place in places
+                   for path in ([root / place] if place.endswith(".py") else (root / place).rglob("*.py")))
+    return {f"{path.relative_to(root).as_posix()}::{node.name}": node.end_lineno - node.lineno + 1
+            for path in paths for node in ast.walk(parsed(path))
+            if isinstance(node, ast.ClassDef) and node.end_lineno is not None
+            and node.end_lineno - node.lineno + 1 >= MAX_CLASS_LINES}
+
+
+def long_helpers(root: Path) -> dict[str, int]:
+    """Each module of ``root``'s tests that is no test file, of MAX_HELPER_LINES lines or more, with its lines."""
+    return {path.relative_to(root).as_posix(): lines for path in sorted((root / "tests").rglob("*.py"))
+            if not path.name.startswith("test_")
+            and (lines := len(path.read_text(encoding="utf-8").splitlines())) >= MAX_HELPER_LINES}
+
+
+def test_the_hubs_classes_and_the_test_helpers_stay_small():
+    """No class of HUBS of 300 lines or more, no module of the tests' helpers of 400 or more."""
+    long = {**long_classes(ROOT, HUBS), **long_helpers(ROOT)}
+    assert {name: lines for name, lines in long.items() if name not in STILL_TO_SPLIT} == {}
+    assert sorted(STILL_TO_SPLIT - long.keys()) == [], "split now: take it off STILL_TO_SPLIT"
+
+
+def test_the_sizes_are_measured_in_folders_and_files(tmp_path):
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "page.py").write_text("class Hub:\n" + "    x = 1\n" * MAX_CLASS_LINES + "class Room:\n    y = 2\n")
+    (tmp_path / "run.py").write_text("class Root:\n" + "    x = 1\n" * MAX_CLASS_LINES)
+    (tmp_path / "other.py").write_text("class Elsewhere:\n" + "    x = 1\n" * MAX_CLASS_LINES)
+    assert long_classes(tmp_path, ("web", "run.py")) == {"web/page.py::Hub": 301, "run.py::Root": 301}
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "helpers.py").write_text("x = 1\n" * MAX_HELPER_LINES)
+    (tmp_path / "tests" / "fakes.py").write_text("x = 1\n" * (MAX_HELPER_LINES - 1))
+    (tmp_path / "tests" / "test_big.py").write_text("x = 1\n" * MAX_HELPER_LINES)
+    assert long_helpers(tmp_path) == {"tests/helpers.py": 400}

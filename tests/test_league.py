@@ -22,14 +22,15 @@ from pi_table.config import FleetConfig
 from pi_table.fleet import league as league_
 from pi_table.fleet import schema
 from pi_table.fleet.league import League, LeagueRefused, Scoring, night_topic, record, team_key
-from pi_table.night.book import Book, Night
+from pi_table.night.book import Book
 from pi_table.night.names import NameRefused, folded
 from pi_table.night.standings import standings
+from pi_table.night.state import Night
 from pi_table.night.state import fold as fold_night
 
-from helpers import LEAGUE_START as START
-from helpers import CafeClock as Clock
-from helpers import sent, two_cafes
+from helpers_fleet import LEAGUE_START as START
+from helpers_fleet import CafeClock as Clock
+from helpers_fleet import sent, two_cafes
 
 STAFF = "staff · 1a2b3c"
 def recomputed(nights: list[tuple[str, Night]], scoring: Scoring, merged: dict[str, str] | None = None) -> list[tuple]:
@@ -424,7 +425,8 @@ def test_a_team_gives_its_league_code_at_the_desk_or_from_a_phone_and_the_desk_o
     import urllib.parse
     import urllib.request
 
-    from helpers import Staff, StaffTable
+    from helpers_staff import Staff
+    from helpers_tables import StaffTable
 
     table = StaffTable(tmp_path, "RRRRRRRRRBBBBBBBBNNNNNNNA", lang="it")
     try:
@@ -464,7 +466,8 @@ def test_the_director_picks_a_teams_code_from_the_leagues_teams_on_the_staff_pag
     teams' codes (labelled by name); the team added with one keeps it; the field is emptied."""
     from playwright.sync_api import expect
 
-    from helpers import STAFF_PIN, StaffTable, open_night
+    from helpers_staff import STAFF_PIN, open_night
+    from helpers_tables import StaffTable
 
     table = StaffTable(tmp_path, "RRRRRRRRRBBBBBBBBNNNNNNNA")
     table.daemon.night.season = {"league": "spring", "at": START, "season": [
@@ -624,7 +627,8 @@ def test_two_cafes_bridged_to_a_league_lose_nothing_to_a_cut_link_or_a_league_re
     from pi_table.night.recorder import Recorder
     from pi_table.release import broker
 
-    from helpers import MosquittoUnit, wait_for
+    from helpers import wait_for
+    from helpers_machine import MosquittoUnit
 
     units = {name: MosquittoUnit(tmp_path / name) for name in ("league", "bar-roma", "bar-milano")}
     secrets = {name: broker.new_password() for name in ("bar-roma", "bar-milano", "league", "r1", "m1")}
@@ -870,7 +874,7 @@ def test_a_league_whose_ca_or_address_is_wrong_is_refused_before_the_bridge_is_w
     nor left spinning on a bridge that cannot link."""
     from pi_table.release import ReleaseError, broker
 
-    from helpers import MosquittoUnit
+    from helpers_machine import MosquittoUnit
 
     league, cafe = MosquittoUnit(tmp_path / "league"), MosquittoUnit(tmp_path / "cafe")
     try:
@@ -905,7 +909,7 @@ def test_a_league_that_does_not_take_the_bridge_is_a_trial_that_comes_back(tmp_p
     from pi_table.release import broker
     from pi_table.release.broker import RolledBack
 
-    from helpers import MosquittoUnit
+    from helpers_machine import MosquittoUnit
 
     league, cafe = MosquittoUnit(tmp_path / "league"), MosquittoUnit(tmp_path / "cafe")
     try:
@@ -1167,7 +1171,10 @@ def test_the_owner_joins_a_league_from_the_staff_page_as_a_trial_and_the_tables_
 
     from pi_table.release import broker
 
-    from helpers import Cafe, MosquittoUnit, Staff, connected, settled, wait_for
+    from helpers import wait_for
+    from helpers_fleet import Cafe, connected, settled
+    from helpers_machine import MosquittoUnit
+    from helpers_staff import Staff
 
     league = MosquittoUnit(tmp_path / "league")
     (tmp_path / "cafe").mkdir()
@@ -1243,7 +1250,8 @@ def test_a_stolen_cafe_credential_opens_nothing_once_the_organiser_gives_the_caf
     from pi_table.fleet import link
     from pi_table.release import broker
 
-    from helpers import MosquittoUnit, wait_for
+    from helpers import wait_for
+    from helpers_machine import MosquittoUnit
 
     league = MosquittoUnit(tmp_path / "league")
     try:
@@ -1288,7 +1296,9 @@ def test_the_cafes_tv_shows_the_leagues_season_its_broker_brought_down(broker, t
     from pi_table.fleet.league import season_topic
     from pi_table.fleet.link import client as link_client
 
-    from helpers import StaffTable, dealt_key, wait_for
+    from helpers import wait_for
+    from helpers_games import dealt_key
+    from helpers_tables import StaffTable
 
     settings = config.broker(broker.url)
     sender = link_client(settings, "the league's page")
@@ -1342,7 +1352,10 @@ def test_the_owner_hosts_the_league_on_the_cafes_broker_from_the_staff_page_and_
     from pi_table.fleet.link import client as link_client
     from pi_table.release import broker
 
-    from helpers import Cafe, MosquittoUnit, Staff, connected, download, settled, wait_for
+    from helpers import wait_for
+    from helpers_fleet import Cafe, connected, settled
+    from helpers_machine import MosquittoUnit
+    from helpers_staff import Staff, download
 
     (tmp_path / "cafe").mkdir()
     cafe = Cafe(tmp_path / "cafe", extra='[fleet]\ntable_id = "r1"\n')
@@ -1487,7 +1500,7 @@ def test_a_league_hosted_on_a_cafes_broker_that_does_not_start_is_a_trial_that_c
     from pi_table.release import ReleaseError, broker
     from pi_table.release.broker import RolledBack
 
-    from helpers import MosquittoUnit
+    from helpers_machine import MosquittoUnit
 
     cafe = MosquittoUnit(tmp_path / "cafe")
     try:

@@ -30,7 +30,7 @@ from pi_table.ui.leds import (
 )
 from pi_table.ui.pixels import LedMap, PixelOutput, PowerLimit
 
-from helpers import hidden_swapped, played, with_drawn_key
+from helpers_games import hidden_swapped, played, with_drawn_key
 
 GRID_GAMES = names_of("grid")  # every game played on the grid, as registered
 

@@ -24,16 +24,9 @@ from pi_table.web.auth import CODE_DIGITS, CODE_KEPT_S, WINDOW_S, LineCode, Thro
 from pi_table.web.roles import set_passphrase
 from pi_table.web.staff import ATTEMPTS_OVERALL, ATTEMPTS_PER_ADDRESS, set_pin
 
-from helpers import (
-    OWNER_PASSPHRASE,
-    STAFF_CONFIG,
-    STAFF_PIN,
-    Clock,
-    Staff,
-    service_daemon,
-    staff_page,
-    wait_for,
-)
+from helpers import Clock, wait_for
+from helpers_staff import OWNER_PASSPHRASE, STAFF_CONFIG, STAFF_PIN, Staff, staff_page
+from helpers_tables import service_daemon
 
 
 @pytest.fixture

@@ -22,7 +22,8 @@ from pi_table.fleet.league import League
 from pi_table.fleet.league_page import LeaguePage
 from pi_table.web.runner import ServerThread
 
-from helpers import self_signed, this_machines_address
+from helpers import self_signed
+from helpers_phones import this_machines_address
 
 PASSWORD = "organiser-secret-26"
 HASH = hash_password(PASSWORD)

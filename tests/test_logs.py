@@ -10,7 +10,8 @@ import sys
 
 from pi_table.daemon.logs import PrioritisedFormatter, to_journal
 
-from helpers import SYSTEMD_JOURNAL, fake_journalctl, wait_for
+from helpers import wait_for
+from helpers_machine import SYSTEMD_JOURNAL, fake_journalctl
 
 
 def test_under_systemd_each_line_carries_its_priority_and_the_stop_is_logged(tmp_path):

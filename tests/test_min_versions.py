@@ -30,7 +30,9 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from helpers import ROOT, STAFF_CONFIG, STAFF_PIN, Staff, cache_dir, next_event, require_tools, wait_for
+from helpers import ROOT, cache_dir, require_tools, wait_for
+from helpers_phones import next_event
+from helpers_staff import STAFF_CONFIG, STAFF_PIN, Staff
 
 pytestmark = [pytest.mark.tool, pytest.mark.slow]
 

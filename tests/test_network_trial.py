@@ -20,7 +20,7 @@ from pi_table.release.keys import Keyring
 from pi_table.release.layout import Releases
 from pi_table.release.service_user import ServiceUser
 
-from helpers import FakeNetworkManager
+from helpers_machine import FakeNetworkManager
 
 
 def acts_of(tmp_path: Path) -> helper.Helper:
@@ -175,7 +175,9 @@ def test_a_fixed_address_is_taken_exactly_when_it_is_a_hosts_of_its_network_othe
 
 @pytest.mark.daemon
 def test_the_owner_renames_the_table_on_the_page_and_reaching_it_by_its_new_name_keeps_it(tmp_path, monkeypatch):
-    from helpers import Staff, StaffTable, dealt_key
+    from helpers_games import dealt_key
+    from helpers_staff import Staff
+    from helpers_tables import StaffTable
 
     nm = FakeNetworkManager(tmp_path / "nm", monkeypatch)
     nm.cabled()

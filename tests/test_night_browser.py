@@ -9,8 +9,10 @@ import re
 
 import pytest
 
-from helpers import STAFF_PIN as PIN
-from helpers import StaffTable, open_night, staff_login, wait_for
+from helpers import wait_for
+from helpers_staff import STAFF_PIN as PIN
+from helpers_staff import open_night, staff_login
+from helpers_tables import StaffTable
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red's nine agents in cells 0-8
 POLL_MS = 15_000  # the staff page reads the night every 5 s; the spectators' page is told of a change at once
@@ -255,7 +257,7 @@ def test_the_tv_is_pushed_the_tie_breaks_columns_the_marks_who_sits_out_and_says
 
     from playwright.sync_api import expect
 
-    from helpers import Staff
+    from helpers_staff import Staff
 
     table = StaffTable(tmp_path, KEY)
     context = browser.new_context(viewport={"width": 1280, "height": 900})

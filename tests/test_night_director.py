@@ -15,12 +15,16 @@ import pytest
 from pi_table.engine.endings import Termination
 from pi_table.fleet import schema
 from pi_table.fleet.tables import planned
-from pi_table.night.book import Book, NightRefused
+from pi_table.night.book import Book
 from pi_table.night.games import Game
 from pi_table.night.recorder import Recorder
+from pi_table.night.state import NightRefused
 from pi_table.web.night import night_csv, night_trf, printable
 
-from helpers import Staff, StaffTable, get, wait_for
+from helpers import wait_for
+from helpers_phones import get
+from helpers_staff import Staff
+from helpers_tables import StaffTable
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 TEAMS = ("Owls", "Quiz Club", "Foxes", "Moles")
@@ -241,8 +245,8 @@ def test_with_more_teams_than_seats_the_podium_is_not_won_by_the_games_given():
 def podium_of_the_most_games(teams: int, bye: float, tiebreak: str, nights: int) -> tuple[float, int, int]:
     """Seeded nights of ``teams`` teams alike at 8 tables: the share of teams given the most games,
     the podium places, and how many of them those teams took."""
-    from pi_table.night.book import Night
     from pi_table.night.pairing import Round
+    from pi_table.night.state import Night
 
     podium, taken, with_most = 0, 0, 0
     for seed in range(nights):

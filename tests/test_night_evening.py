@@ -17,13 +17,16 @@ from pi_table.engine import Rules
 from pi_table.engine.actions import Guess
 from pi_table.engine.endings import Termination
 from pi_table.fleet import schema
-from pi_table.night.book import Book, Night, NightRefused
+from pi_table.night.book import Book
 from pi_table.night.games import Game
 from pi_table.night.recorder import Recorder
 from pi_table.night.standings import Standing
+from pi_table.night.state import Night, NightRefused
 from pi_table.table.session import Session
 
-from helpers import Staff, StaffTable, wait_for
+from helpers import wait_for
+from helpers_staff import Staff
+from helpers_tables import StaffTable
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 TEAMS = ("Owls", "Quiz Club", "Foxes", "Moles")
@@ -726,7 +729,7 @@ def test_the_spectators_page_is_told_of_each_change_of_the_night_on_its_event_st
     import http.client
     import time
 
-    from helpers import get, next_event
+    from helpers_phones import get, next_event
 
     table = StaffTable(tmp_path, KEY)
     connection = http.client.HTTPConnection("127.0.0.1", table.daemon.companion.port, timeout=10)  # type: ignore[union-attr]
@@ -876,11 +879,11 @@ def test_drawn_nights_keep_fides_absolute_colour_rules_but_where_a_rematch_would
     clash. Now the rule decides a pair's colours first, and a pair that must break it either way
     weighs more than every other clash: 1 of those 60 nights (test_night_director's exact search
     finds each round's breaks unavoidable without a rematch). Draws fixed here, so it is a figure."""
-    import pi_table.night.book as book_module
+    from pi_table.night import director
 
     broken = 0
     for k in range(30):
-        monkeypatch.setattr(book_module.secrets, "token_hex", lambda _n, k=k: f"{k:016x}")
+        monkeypatch.setattr(director.secrets, "token_hex", lambda _n, k=k: f"{k:016x}")
         book = Book(tmp_path / f"n{k}")
         book.open("x", ["codenames"], ["1", "2", "3", "4"])
         for name in "ABCDEFGH":

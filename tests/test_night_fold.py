@@ -10,11 +10,13 @@ import pytest
 
 from pi_table import config
 from pi_table.fleet import schema
-from pi_table.night.book import Book, Night
+from pi_table.night.book import Book
 from pi_table.night.games import Game
 from pi_table.night.recorder import Recorder
+from pi_table.night.state import Night
 
-from helpers import heard, played_at, wait_for
+from helpers import wait_for
+from helpers_fleet import heard, played_at
 
 TEAMS = ("Owls", "Zebras", "Foxes", "Moles", "Quiz Club")
 STAFF = "staff · 1a2b3c"
@@ -197,7 +199,8 @@ def test_through_mosquitto_a_bye_a_withdrawal_and_an_undo_leave_the_follower_wit
 def test_a_team_asks_out_of_rounds_4_and_5_on_the_staff_page_and_scores_what_a_missed_round_scores(tmp_path):
     """The director's tool: "we miss rounds 4 and 5", asked in round 2, taken back for one round,
     kept out of those rounds' pairings (by the book's and by hand), each scoring H at a ½ night."""
-    from helpers import Staff, StaffTable
+    from helpers_staff import Staff
+    from helpers_tables import StaffTable
 
     table = StaffTable(tmp_path, "RRRRRRRRRBBBBBBBBNNNNNNNA")
     try:
@@ -259,7 +262,7 @@ def test_a_bye_asked_for_scores_half_or_zero_as_the_director_chose_at_every_tabl
     """Issue 59: a bye asked for scored the night's "round missed" whatever the director chose for
     it; each now scores its own choice, ½ (H) or 0 (Z), at the host, at the follower, after a
     restart and in the TRF, and one asked without a choice still scores the night's ``late``."""
-    from pi_table.night.book import NightRefused
+    from pi_table.night.state import NightRefused
     from pi_table.web.night import night_trf
 
     host, at_host, follower = host_and_follower(tmp_path, (*TEAMS, "Bar Flies"))
@@ -415,7 +418,7 @@ def test_a_game_of_an_undone_pairing_is_in_no_games_list_nor_export_and_cannot_b
     """A game of a round as it was paired before an undo counts for nothing (above), so the staff
     page's recorded games, the CSV's and the workbook's games and the results form's "this
     recorded game" list it no more; the game of the round paired again is listed."""
-    from pi_table.night.book import NightRefused
+    from pi_table.night.state import NightRefused
     from pi_table.web.night import night_csv, night_tables
 
     host, at_host, follower = host_and_follower(tmp_path, TEAMS[:4])

@@ -15,8 +15,9 @@ import pytest
 from pi_table.engine.endings import Termination
 from pi_table.engine.keys import ASSASSIN, RED_AGENT
 from pi_table.night import scoring
-from pi_table.night.book import Book, NightRefused
+from pi_table.night.book import Book
 from pi_table.night.games import Game
+from pi_table.night.state import NightRefused
 from pi_table.web.night import (
     night_csv,
     night_xlsx,
@@ -27,7 +28,9 @@ from pi_table.web.night import (
     tiebreaks_shown,
 )
 
-from helpers import Staff, StaffTable, wait_for
+from helpers import wait_for
+from helpers_staff import Staff
+from helpers_tables import StaffTable
 
 WIN, DRAW, LOSS = 1.0, 0.5, 0.0
 
@@ -363,7 +366,7 @@ def test_the_staff_page_orders_the_tie_breaks_asks_before_closing_over_a_table_a
     until a new night opens."""
     from playwright.sync_api import expect
 
-    from helpers import STAFF_PIN, open_night
+    from helpers_staff import STAFF_PIN, open_night
 
     table = StaffTable(tmp_path, "RRRRRRRRRBBBBBBBBNNNNNNNA")
     context = browser.new_context(viewport={"width": 1280, "height": 900})

@@ -10,7 +10,10 @@ import time
 import urllib.parse
 import urllib.request
 
-from helpers import Staff, StaffTable, get, service_daemon, wait_for
+from helpers import wait_for
+from helpers_phones import get
+from helpers_staff import Staff
+from helpers_tables import StaffTable, service_daemon
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 

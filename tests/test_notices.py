@@ -23,18 +23,11 @@ from pi_table.daemon import backup, notices, offsite
 from pi_table.files import write_private
 from pi_table.hal.events import not_working
 
-from helpers import (
-    STAFF_CONFIG,
-    USB_STICK,
-    InProcessDaemon,
-    Staff,
-    StaffTable,
-    StickMachine,
-    again,
-    dealt_key,
-    restarted,
-    wait_for,
-)
+from helpers import wait_for
+from helpers_games import dealt_key
+from helpers_machine import USB_STICK, StickMachine
+from helpers_staff import STAFF_CONFIG, Staff
+from helpers_tables import InProcessDaemon, StaffTable, again, restarted
 
 pytestmark = pytest.mark.daemon
 SECRET_TOKEN = "owner-token-62"
@@ -209,7 +202,7 @@ def test_the_helpers_runs_before_the_first_start_with_notifications_are_not_told
 def test_a_touch_chip_gone_silent_is_told_once_by_the_table_as_the_service_runs_it(tmp_path, receiver):
     """The table under the stand-in for systemd, reading the touch board's emulator: a chip whose
     joint broke is told, once, with the cards it leaves deaf."""
-    from helpers import EmulatedTable
+    from helpers_board import EmulatedTable
 
     table = EmulatedTable(tmp_path)
     table.config.write_text(table.config.read_text() + notified(tmp_path, receiver.url))
@@ -482,7 +475,7 @@ def test_on_a_phone_the_owner_sends_a_test_and_sees_a_failing_service_named(tmp_
 
     from pi_table.ui.i18n import translation
 
-    from helpers import owner_login
+    from helpers_staff import owner_login
 
     working, failing = Receiver(), Receiver(answer=500)
     table = StaffTable(tmp_path, dealt_key(), lang=lang)

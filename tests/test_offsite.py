@@ -20,7 +20,9 @@ from pi_table.engine.errors import Refusal
 from pi_table.fleet.broker import free_port
 from pi_table.ui.i18n import say
 
-from helpers import STAFF_CONFIG, StaffService, require_tools, wait_for
+from helpers import require_tools, wait_for
+from helpers_staff import STAFF_CONFIG
+from helpers_tables import StaffService
 
 USER, PASSWORD = "cafe", "a pass with spaces, #; and = signs"
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILdMiCirWT8E7kRZpgAd3dZ6dN3OUb8zMBhJa/3ZUKaT"

@@ -14,7 +14,10 @@ import pytest
 from pi_table.ui.i18n import translation
 from pi_table.web import acts
 
-from helpers import InProcessDaemon, Staff, StaffTable, again, dealt_key, owner_unlocked, restarted, wait_for
+from helpers import wait_for
+from helpers_games import dealt_key
+from helpers_staff import Staff, owner_unlocked
+from helpers_tables import InProcessDaemon, StaffTable, again, restarted
 
 pytestmark = pytest.mark.daemon
 SECRET = "dash-secret-62"
@@ -200,7 +203,7 @@ def test_on_a_phone_the_dashboard_saved_says_its_result_once_the_table_is_back_a
 
     from pi_table.fleet.broker import free_port
 
-    from helpers import OWNER_PASSPHRASE, staff_login
+    from helpers_staff import OWNER_PASSPHRASE, staff_login
 
     made = StaffTable(tmp_path, dealt_key())
     made.close()  # its PIN, passphrase and game made; then on a port of its own, as a café's table listens

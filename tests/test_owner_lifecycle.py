@@ -40,25 +40,11 @@ from pi_table.web.auth import WINDOW_S
 from pi_table.web.roles import set_passphrase
 from pi_table.web.staff import ATTEMPTS_OVERALL, set_pin
 
-from helpers import (
-    BROKER_SECRET,
-    FLEET,
-    ON_THE_NETWORK,
-    OWNER_PASSPHRASE,
-    STAFF_PIN,
-    RestartedAsTheServiceIs,
-    Staff,
-    download,
-    download_backup,
-    fix_manifest,
-    guess_from,
-    member,
-    packed,
-    plain,
-    repacked,
-    this_machines_address,
-    upload,
-)
+from helpers_fleet import BROKER_SECRET, FLEET, ON_THE_NETWORK
+from helpers_phones import plain, this_machines_address
+from helpers_release import fix_manifest, member, packed, repacked
+from helpers_staff import OWNER_PASSPHRASE, STAFF_PIN, Staff, download, download_backup, guess_from, upload
+from helpers_tables import RestartedAsTheServiceIs
 
 pytestmark = [pytest.mark.slow, pytest.mark.daemon]
 

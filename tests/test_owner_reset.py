@@ -16,19 +16,11 @@ from pi_table.release.keys import Keyring
 from pi_table.release.layout import Releases
 from pi_table.release.service_user import ServiceUser
 
-from helpers import (
-    BROKER_SECRET,
-    FLEET,
-    OWNER_PASSPHRASE,
-    InProcessDaemon,
-    PathUnit,
-    Staff,
-    StaffTable,
-    dealt_key,
-    download_backup,
-    make_key,
-    wait_for,
-)
+from helpers import wait_for
+from helpers_fleet import BROKER_SECRET, FLEET
+from helpers_games import dealt_key
+from helpers_staff import OWNER_PASSPHRASE, Staff, download_backup, make_key
+from helpers_tables import InProcessDaemon, PathUnit, StaffTable
 
 HOLDERS_PASSPHRASE = "the holder's own passphrase"
 
@@ -143,7 +135,7 @@ def page(tmp_path):
     from pi_table.web.roles import set_passphrase
     from pi_table.web.staff import set_pin
 
-    from helpers import STAFF_PIN, staff_page
+    from helpers_staff import STAFF_PIN, staff_page
 
     set_pin(tmp_path, STAFF_PIN)
     set_passphrase(tmp_path, OWNER_PASSPHRASE)
@@ -257,7 +249,7 @@ def test_the_wipe_leaves_no_password_in_the_settings_their_last_good_copy_or_the
     from pi_table.daemon import owners_part
     from pi_table.web.roles import new_recovery_code
 
-    from helpers import STAFF_CONFIG
+    from helpers_staff import STAFF_CONFIG
 
     files = tmp_path / "files"
     files.mkdir()
@@ -301,7 +293,7 @@ def test_a_reset_is_refused_while_a_restored_backup_is_tried(tmp_path, monkeypat
     from pi_table.daemon import owners_part
     from pi_table.engine.errors import Refusal
 
-    from helpers import STAFF_CONFIG
+    from helpers_staff import STAFF_CONFIG
 
     config = tmp_path / "config.toml"
     config.write_text(STAFF_CONFIG)
@@ -323,7 +315,7 @@ def test_the_owner_makes_and_uses_a_recovery_code_and_acknowledges_each_reset_on
 
     from playwright.sync_api import expect
 
-    from helpers import STAFF_PIN, staff_login
+    from helpers_staff import STAFF_PIN, staff_login
 
     table = StaffTable(tmp_path, dealt_key())
     context = browser.new_context(viewport={"width": 390, "height": 844})

@@ -22,14 +22,14 @@ and the production check it skips:
   systemd is tests/test_release.py's and tests/test_container.py's.
 - **the machine's programs**: NetworkManager is tests/fake_nmcli.py, the table on a cable;
   timedatectl notes the zone asked; unattended-upgrade and dpkg-query patch a dpkg list
-  (helpers.DebianMachine). The page reached at the table's new host name goes through Chromium's
+  (helpers_machine.DebianMachine). The page reached at the table's new host name goes through Chromium's
   host resolver rule instead of mDNS (avahi on the Pi).
 - **the table's hands**: the reset code comes from holding both buttons of the simulated table
   while it starts, read off its simulated screen; the night's backup is made by the nightly's own
   tick at a night's hour, as its thread makes one at the quiet hour.
 - **the café's broker**: this table made the broker from its page; the root helper's real act
   writes Mosquitto's files into the test's folder, and a real Mosquitto runs on them
-  (helpers.MosquittoUnit: tests/fake_systemctl.py plays mosquitto.service, on a port of the
+  (helpers_machine.MosquittoUnit: tests/fake_systemctl.py plays mosquitto.service, on a port of the
   test's). Skipped: Debian's package and its unit (tests/test_container.py has both).
 """
 
@@ -55,19 +55,11 @@ from pi_table.release.keys import Keyring
 from pi_table.release.layout import Releases
 from pi_table.web.document import zone_now
 
-from helpers import (
-    ROOT,
-    DebianMachine,
-    FakeNetworkManager,
-    MosquittoUnit,
-    owner_unlocked,
-    program,
-    require_tools,
-    run_first_boot,
-    service_daemon,
-    signed_bundle,
-    wait_for,
-)
+from helpers import ROOT, require_tools, wait_for
+from helpers_machine import DebianMachine, FakeNetworkManager, MosquittoUnit, program
+from helpers_release import signed_bundle
+from helpers_staff import owner_unlocked
+from helpers_tables import run_first_boot, service_daemon
 
 TASKS = (
     "Set the table up: its name, language, staff PIN, owner's passphrase and time zone",

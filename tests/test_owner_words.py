@@ -10,7 +10,9 @@ import json
 
 import pytest
 
-from helpers import StaffTable, dealt_key, owner_login
+from helpers_games import dealt_key
+from helpers_staff import owner_login
+from helpers_tables import StaffTable
 
 pytestmark = [pytest.mark.browser, pytest.mark.daemon]
 

@@ -19,7 +19,7 @@ import pytest
 from pi_table.fleet.league import League, night_topic
 from pi_table.fleet.league_page import login_page, page
 
-from helpers import sent, two_cafes
+from helpers_fleet import sent, two_cafes
 
 REFRESH = re.compile(r"http-equiv\s*=\s*[\"']?refresh", re.IGNORECASE)
 CAFES = {"bar-roma": ["r1", "r2"], "bar-milano": ["m1", "m2", "m3"]}

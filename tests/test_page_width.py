@@ -15,17 +15,10 @@ import pytest
 from pi_table.release.first_boot import pending
 from pi_table.web import Companion, Tokens, codenames_snapshot
 
-from helpers import (
-    OWNER_PASSPHRASE,
-    PAST_THE_EDGE,
-    StaffService,
-    StaffTable,
-    dealt_key,
-    owner_unlocked,
-    require_tools,
-    staff_login,
-    wait_for,
-)
+from helpers import PAST_THE_EDGE, require_tools, wait_for
+from helpers_games import dealt_key
+from helpers_staff import OWNER_PASSPHRASE, owner_unlocked, staff_login
+from helpers_tables import StaffService, StaffTable
 
 pytestmark = pytest.mark.browser
 

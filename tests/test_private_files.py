@@ -21,7 +21,9 @@ from pi_table.files import write_private
 from pi_table.table import Session
 from pi_table.web.tokens import SPYMASTER, Tokens
 
-from helpers import JOURNAL_VERSION_1, EmulatedTable, Installer, require_tools, wait_for
+from helpers import JOURNAL_VERSION_1, require_tools, wait_for
+from helpers_board import EmulatedTable
+from helpers_release import Installer
 
 UNIT = Path(__file__).resolve().parent.parent / "systemd" / "pi-table.service"
 

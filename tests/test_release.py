@@ -26,9 +26,10 @@ from pi_table.release.layout import CURRENT, ORIGIN, PREVIOUS, Releases
 from pi_table.release.service_user import ServiceUser
 from pi_table.release.wheels import Wheels, built, digest, pinned
 
-from helpers import BUNDLE_SECRET as SECRET
-from helpers import bundle_wheels as wheel_files
-from helpers import require_tools, signed_bundle
+from helpers import require_tools
+from helpers_release import BUNDLE_SECRET as SECRET
+from helpers_release import bundle_wheels as wheel_files
+from helpers_release import signed_bundle
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))

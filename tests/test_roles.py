@@ -26,8 +26,9 @@ from pi_table.web.auth import secret_matches
 from pi_table.web.roles import OWNER, OWNER_FILE, OWNER_S, STAFF, owners_keys, role, set_passphrase
 from pi_table.web.staff import ATTEMPTS_OVERALL, ATTEMPTS_PER_ADDRESS, CSRF_HEADER, Section, StaffPage, set_pin
 
-from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, Clock, Staff, staff_page, wait_for
-from helpers import STAFF_PIN as PIN
+from helpers import Clock, wait_for
+from helpers_staff import OWNER_PASSPHRASE, STAFF_CONFIG, Staff, staff_page
+from helpers_staff import STAFF_PIN as PIN
 
 OWNERS = {("POST", "/staff/api/power"), ("POST", "/staff/api/restore"), ("GET", "/staff/api/update"),
           ("POST", "/staff/api/update"), ("POST", "/staff/recover"), ("GET", "/staff/api/backup"),

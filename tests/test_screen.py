@@ -49,7 +49,8 @@ from pi_table.ui.mounting import ROTATIONS
 from pi_table.ui.screen import GridPainter, Mode, ScreenSettings, draw, render_png
 from pi_table.ui.screens import ScreenPainter
 
-from helpers import played, record_untranslated, wait_for, with_drawn_key
+from helpers import record_untranslated, wait_for
+from helpers_games import played, with_drawn_key
 
 # Marked arm64, each: what draws through pygame, which on the Pi is Debian's (2.1.2, with its SDL,
 # SDL_ttf and FreeType: another font's metrics may crowd a label). The scenes', the catalogue's

@@ -22,7 +22,8 @@ from pi_table.engine.errors import Refusal
 from pi_table.fleet import link
 from pi_table.ui.i18n import say
 
-from helpers import STAFF_CONFIG, fix_manifest, repacked
+from helpers_release import fix_manifest, repacked
+from helpers_staff import STAFF_CONFIG
 
 CAFE = "mqtts://t1@broker.cafe.lan:8883"
 PASSWORD = "SECRET-of-the-cafe"

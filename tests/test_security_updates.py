@@ -19,7 +19,7 @@ from pi_table.release import ReleaseError, desk, helper, requests, system
 from pi_table.release.layout import Releases
 from pi_table.web import acts
 
-from helpers import BEFORE, DebianMachine
+from helpers_machine import BEFORE, DebianMachine
 
 
 def test_the_security_updates_are_applied_and_what_changed_and_a_reboot_due_are_noted(tmp_path):
@@ -256,7 +256,9 @@ def test_a_reboot_due_heads_the_health_page_in_every_language_until_the_computer
 
 @pytest.mark.daemon
 def test_the_staff_page_shows_the_last_run_the_owner_runs_it_now_and_an_unhealthy_one_heads_the_page(tmp_path):
-    from helpers import Staff, StaffTable, dealt_key
+    from helpers_games import dealt_key
+    from helpers_staff import Staff
+    from helpers_tables import StaffTable
 
     (tmp_path / "table").mkdir()
     table = StaffTable(tmp_path / "table", dealt_key())

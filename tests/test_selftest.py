@@ -20,7 +20,8 @@ from pi_table.engine import CELLS, EndTurn
 from pi_table.hal import ButtonEvent, DialEvent, SimButtons, SimLedStrip, SimScreen, SimTouch
 from pi_table.sim.emulator import BoardEmulator
 
-from helpers import electrode_of, wait_for
+from helpers import wait_for
+from helpers_board import electrode_of
 
 pytestmark = pytest.mark.daemon
 

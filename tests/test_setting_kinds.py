@@ -20,7 +20,8 @@ from pi_table.release import first_boot
 from pi_table.web.roles import OWNER_FILE, set_passphrase
 from pi_table.web.staff import PIN_FILE, set_pin
 
-from helpers import STAFF_PIN, StaffService
+from helpers_staff import STAFF_PIN
+from helpers_tables import StaffService
 
 PYSERIAL_URLS = ["spy:///dev/no-such-port?file=/tmp/journal/setup.pending", "spy://socket://127.0.0.1:7000?file=x",
                  "socket://127.0.0.1:7000", "rfc2217://127.0.0.1:7000", "loop://", "hwgrep://2E8A", "alt:///dev/ttyS0",

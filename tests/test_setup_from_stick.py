@@ -4,7 +4,7 @@ reads the stick, asked for one backup's name parsed into its kind; the set-up th
 copy as the staff page restores a nightly backup, as a trial. A stick from a stranger is a
 restored backup: the same checks, a hostile one refused in words with nothing of the table lost.
 The table runs in this process as the service runs it; the root helper and systemd's start of
-the stick's unit are played by a thread, lsblk, mount and umount by stand-ins (``helpers.StickMachine``)."""
+the stick's unit are played by a thread, lsblk, mount and umount by stand-ins (``helpers_machine.StickMachine``)."""
 
 from __future__ import annotations
 
@@ -21,21 +21,12 @@ from pi_table.release import helper
 from pi_table.release.first_boot import DONE, PENDING
 from pi_table.release.service_user import ServiceUser
 
-from helpers import (
-    STAFF_PIN,
-    USB_STICK,
-    FakeNetworkManager,
-    FreshTable,
-    InProcessDaemon,
-    Staff,
-    StickMachine,
-    call,
-    member,
-    old_table_backup,
-    packed,
-    stick_holding,
-    wait_for,
-)
+from helpers import wait_for
+from helpers_machine import USB_STICK, FakeNetworkManager, StickMachine, old_table_backup, stick_holding
+from helpers_phones import call
+from helpers_release import member, packed
+from helpers_staff import STAFF_PIN, Staff
+from helpers_tables import FreshTable, InProcessDaemon
 
 pytestmark = pytest.mark.daemon
 PASSPHRASE = "the café's own table 7"
@@ -62,7 +53,7 @@ class StickTable(FreshTable):
 
 
 def helper_program(path, started):
-    from helpers import program
+    from helpers_machine import program
 
     return program(path, f'echo "$3" >> {started}\n')  # systemctl start --no-block UNIT
 

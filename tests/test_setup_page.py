@@ -20,18 +20,11 @@ from pi_table.hal import NewGame, ScreenModel, SetupModel, UiEvent
 from pi_table.release import network, requests
 from pi_table.release.first_boot import DONE, PENDING, pending
 
-from helpers import (
-    OWNER_PASSPHRASE,
-    FakeNetworkManager,
-    FreshTable,
-    Staff,
-    StaffService,
-    call,
-    daemon_staff,
-    service_daemon,
-    staff_login,
-    wait_for,
-)
+from helpers import wait_for
+from helpers_machine import FakeNetworkManager
+from helpers_phones import call
+from helpers_staff import OWNER_PASSPHRASE, Staff, daemon_staff, staff_login
+from helpers_tables import FreshTable, StaffService, service_daemon
 
 pytestmark = pytest.mark.daemon
 
@@ -493,7 +486,7 @@ def test_the_set_ups_time_zone_waits_its_turn_behind_a_request_the_helper_has_no
     take, as a cold emulated Pi's is) made the set-up's time zone refused ("try again in a
     minute") and left as a note while the page said the table was ready. The set-up waits its
     turn, as the Wi-Fi's does, and the zone is set after the earlier request."""
-    from helpers import PathUnit
+    from helpers_tables import PathUnit
 
     table = fresh(("Cafe", "espresso-42"), on="Cafe")
     waiting = table.boot.waiting

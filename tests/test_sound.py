@@ -24,7 +24,9 @@ from pi_table.ui.cues import SAY, SOUNDS_DIR, cue_file
 from pi_table.ui.i18n import translation
 from pi_table.ui.sound import Announcer, Moment, QuietHours, SoundSettings, choose_cues, every_sound
 
-from helpers import ROOT, choose, require_tools, scrambled, service_daemon
+from helpers import ROOT, require_tools
+from helpers_games import choose, scrambled
+from helpers_tables import service_daemon
 
 VARIANTS = {
     "codenames": Rules(),

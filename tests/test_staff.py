@@ -30,20 +30,15 @@ from pi_table.engine import Rules
 from pi_table.engine.codex import STEPS
 from pi_table.web import Companion, auth
 from pi_table.web.auth import SCRYPT_N, SCRYPT_P, SCRYPT_R, hash_secret, secret_matches
-from pi_table.web.staff import (
-    ATTEMPTS_OVERALL,
-    ATTEMPTS_PER_ADDRESS,
-    COOKIE,
-    CSRF_HEADER,
-    PIN_FILE,
-    TEXTS,
-    set_pin,
-)
+from pi_table.web.staff import ATTEMPTS_OVERALL, ATTEMPTS_PER_ADDRESS, COOKIE, CSRF_HEADER, PIN_FILE, set_pin
+from pi_table.web.staff_words import TEXTS
 
-from helpers import STAFF_CONFIG as CONFIG
-from helpers import STAFF_PIN as PIN
-from helpers import Clock, Staff, dealt_key, guess_from, self_signed, staff_login, staff_page, wait_for
-from helpers import StaffTable as InProcessTable
+from helpers import Clock, self_signed, wait_for
+from helpers_games import dealt_key
+from helpers_staff import STAFF_CONFIG as CONFIG
+from helpers_staff import STAFF_PIN as PIN
+from helpers_staff import Staff, guess_from, staff_login, staff_page
+from helpers_tables import StaffTable as InProcessTable
 
 
 def pi_table(*args: str, stdin: str = "") -> subprocess.CompletedProcess:

@@ -13,8 +13,9 @@ import pytest
 from pi_table.daemon.staff_desk import FakeDesk
 from pi_table.web.sections import SECTIONS
 
-from helpers import OWNER_PASSPHRASE, dealt_key, owner_login, part, staff_login
-from helpers import StaffTable as InProcessTable
+from helpers_games import dealt_key
+from helpers_staff import OWNER_PASSPHRASE, owner_login, part, staff_login
+from helpers_tables import StaffTable as InProcessTable
 
 pytestmark = [pytest.mark.browser, pytest.mark.daemon]
 
@@ -227,7 +228,7 @@ def test_the_pages_scripts_are_modules_loaded_by_the_page_its_own_first(tmp_path
 
     from pi_table.web import Companion
 
-    from helpers import staff_page
+    from helpers_staff import staff_page
 
     companion = Companion(staff=staff_page(FakeDesk(), tmp_path))
     companion.start()

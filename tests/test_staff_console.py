@@ -23,25 +23,14 @@ from pi_table.web.sections.care import RESTORING
 from pi_table.web.sections.health import FakeHealth
 from pi_table.web.staff import set_pin
 
-from helpers import (
-    OWNER_PASSPHRASE,
-    STAFF_CONFIG,
-    SYSTEMD_JOURNAL,
-    InProcessDaemon,
-    Staff,
-    dealt_key,
-    fake_journalctl,
-    part,
-    raw_post,
-    require_tools,
-    service_daemon,
-    signed_bundle,
-    staff_login,
-    staff_page,
-    wait_for,
-)
-from helpers import STAFF_PIN as PIN
-from helpers import StaffTable as InProcessTable
+from helpers import require_tools, wait_for
+from helpers_games import dealt_key
+from helpers_machine import SYSTEMD_JOURNAL, fake_journalctl
+from helpers_release import signed_bundle
+from helpers_staff import OWNER_PASSPHRASE, STAFF_CONFIG, Staff, part, raw_post, staff_login, staff_page
+from helpers_staff import STAFF_PIN as PIN
+from helpers_tables import InProcessDaemon, service_daemon
+from helpers_tables import StaffTable as InProcessTable
 
 NEW_PIN = "739104"
 

@@ -17,8 +17,10 @@ import pytest
 from pi_table.config import trial
 from pi_table.engine.phrase import Phrase
 
-from helpers import Staff, dealt_key, require_tools, self_signed
-from helpers import StaffTable as InProcessTable
+from helpers import require_tools, self_signed
+from helpers_games import dealt_key
+from helpers_staff import Staff
+from helpers_tables import StaffTable as InProcessTable
 
 pytestmark = pytest.mark.daemon
 

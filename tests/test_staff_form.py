@@ -17,11 +17,12 @@ from pi_table.engine.rules import NUKE_MODES, SETUPS
 from pi_table.engine.views import LANGUAGES
 from pi_table.ui.mounting import PANELS, ROTATIONS
 from pi_table.ui.orientation import reading_order
-from pi_table.web import staff
+from pi_table.web import staff_words
 
-from helpers import OWNER_PASSPHRASE, Staff, dealt_key
-from helpers import STAFF_PIN as PIN
-from helpers import StaffTable as InProcessTable
+from helpers_games import dealt_key
+from helpers_staff import OWNER_PASSPHRASE, Staff
+from helpers_staff import STAFF_PIN as PIN
+from helpers_tables import StaffTable as InProcessTable
 
 CHOICES = {"game.game": NAMES, "game.language": LANGUAGES, "game.nuke": NUKE_MODES, "game.setup": SETUPS,
            "leds.backend": LED_BACKENDS, "leds.order": ORDERS, "screen.panel": tuple(PANELS),
@@ -99,7 +100,7 @@ def test_the_ranges_the_form_shows_are_the_ones_the_checker_holds_to():
 
 @pytest.mark.parametrize("lang", ["en", "it"])
 def test_the_form_describes_each_key_in_the_pages_language(lang):
-    said = {option.key: staff.form_field(form_field(option, option.default), lang) for option in OPTIONS}
+    said = {option.key: staff_words.form_field(form_field(option, option.default), lang) for option in OPTIONS}
     hints = {"en": {"web.request_s": "seconds, 2 to 120", "timer.length_s": "seconds, 10 to 3600, or 0: off",
                     "leds.brightness": "0 to 1", "staff.session_min": "minutes, 5 to 1440", "timer.warn_s": "seconds",
                     "game.game": ""},

@@ -20,9 +20,10 @@ import pytest
 
 from pi_table.config import OPTIONS, trial
 from pi_table.daemon.restarts import EXIT_RESTART, RESTARTS_FILE
-from pi_table.web.staff import LIVE
+from pi_table.web.staff_actions import LIVE
 
-from helpers import StaffService, self_signed
+from helpers import self_signed
+from helpers_tables import StaffService
 
 pytestmark = [pytest.mark.daemon, pytest.mark.slow]
 

@@ -12,8 +12,9 @@ import time
 
 import pytest
 
-from helpers import OWNER_PASSPHRASE, Staff, dealt_key, part, raw_post, staff_login
-from helpers import StaffTable as InProcessTable
+from helpers_games import dealt_key
+from helpers_staff import OWNER_PASSPHRASE, Staff, part, raw_post, staff_login
+from helpers_tables import StaffTable as InProcessTable
 
 pytestmark = pytest.mark.daemon
 

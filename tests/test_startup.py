@@ -17,7 +17,8 @@ LATER = ("aiohttp", "pi_table.web", "pi_table.engine.codex", "pi_table.table.cod
          "importlib.resources", "pi_table.ui.words",
          # issue 26: the nights' book, the control socket's answerers (at its first request), the
          # other commands' parsers, shutil (argparse's width), csv (exports), the IDNA codec
-         "pi_table.night.book", "pi_table.night.recorder", "concurrent.futures", "pi_table.cli.play",
+         "pi_table.night.book", "pi_table.night.store", "pi_table.night.director", "pi_table.night.follower",
+         "pi_table.night.recorder", "concurrent.futures", "pi_table.cli.play",
          "pi_table.cli.backup", "pi_table.cli.control", "shutil", "csv", "encodings.idna",
          # the catalogues' making (pi_table.ui.messages)
          "pi_table.ui.messages",
@@ -76,12 +77,13 @@ def test_a_codex_table_loads_codex_before_ready(tmp_path):
 def test_the_tests_start_a_table_as_the_service_does_or_say_what_they_leave_out():
     """Issue 37: the tests made their tables in-process with the start's machine check off, and so
     missed a table that could not start again. A table is made (``Daemon(...)``) only by the
-    helpers ``helpers.SHORTCUTS`` lists, each saying what of the service's start it leaves out and
+    helpers ``helpers_tables.SHORTCUTS`` lists, each saying what of the service's start it leaves out and
     why; every other test goes through them or runs ``pi-table run --config FILE``."""
     import ast
     from pathlib import Path
 
-    from helpers import SHORTCUTS, parsed
+    from helpers import parsed
+    from helpers_tables import SHORTCUTS
 
     tests = Path(__file__).parent
     makers = set()
@@ -92,7 +94,7 @@ def test_the_tests_start_a_table_as_the_service_does_or_say_what_they_leave_out(
             for call in ast.walk(function):
                 if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "Daemon":
                     makers.add(f"{path.relative_to(tests)}:{function.name}")
-    assert makers == {f"helpers.py:{name}" for name in SHORTCUTS}
+    assert makers == {f"helpers_tables.py:{name}" for name in SHORTCUTS}
     assert all(len(why) > 40 for why in SHORTCUTS.values())
 
 

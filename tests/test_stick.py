@@ -19,7 +19,7 @@ from pi_table.release.keys import Keyring
 from pi_table.release.layout import ReleaseError, Releases, act_note
 from pi_table.release.service_user import ServiceUser
 
-from helpers import USB_STICK, StickMachine, lsblk_listing, program, stick_holding
+from helpers_machine import USB_STICK, StickMachine, lsblk_listing, program, stick_holding
 
 SD_CARD = {"name": "mmcblk0", "path": "/dev/mmcblk0", "type": "disk", "tran": None, "rm": False, "hotplug": False,
            "fstype": None, "label": None, "mountpoint": None,

@@ -29,7 +29,9 @@ from pi_table.engine.phrase import Phrase
 from pi_table.release import helper, requests, stick
 from pi_table.release.first_boot import new_pending
 
-from helpers import STAFF_CONFIG, USB_STICK, StickMachine, member, old_table_backup, packed
+from helpers_machine import USB_STICK, StickMachine, old_table_backup
+from helpers_release import member, packed
+from helpers_staff import STAFF_CONFIG
 
 DAYS = [f"nightly-202611{day}-040000.tar.gz" for day in (21, 22)]
 SHOWN = "the backup the page shows"  # what the set-up sends, the page's own; or another name, by hand

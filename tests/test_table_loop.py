@@ -23,7 +23,7 @@ from pi_table.table.loop import NotAnswering
 from pi_table.ui import leds
 from pi_table.ui.leds import HIDDEN_CARD, PENDING, REVEALED, TEAM_COLOUR, WARNING
 
-from helpers import hidden_swapped
+from helpers_games import hidden_swapped
 
 GRID_GAMES = names_of("grid")  # every game played on the grid, as registered
 

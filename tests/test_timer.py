@@ -16,7 +16,7 @@ from pi_table.sim.harness import SimTable
 from pi_table.table import Session
 from pi_table.table.timer import TimerSettings, TurnTimer
 
-from helpers import played as played_on
+from helpers_games import played as played_on
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 

@@ -54,7 +54,8 @@ from pi_table.protocol import wire
 from pi_table.sim.harness import ManualClock
 from pi_table.ui.i18n import say
 
-from helpers import Board, wait_for
+from helpers import wait_for
+from helpers_board import Board
 
 pytestmark = pytest.mark.arm64
 
@@ -929,7 +930,7 @@ def test_each_fault_of_the_board_has_advice_that_fits_it_and_the_staff_page_give
     """Issue 60.2: under a silent chip the staff page said to check the board's USB cable (advice
     kept by device): each fault has its own, a silent chip's naming its chip and its cards."""
     from pi_table.drivers.touchboard import ADVICE, DISCONNECTED, FAULTS, advice_for
-    from pi_table.web.staff import advised
+    from pi_table.web.staff_words import advised
 
     assert set(ADVICE) == set(FAULTS), "a fault of the board's without its advice"
     silent = Phrase.of(CHIP_SILENT, chip="0x5c", pads=Phrase.of(CARDS, cells="2, 7, 12"))

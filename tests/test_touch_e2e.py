@@ -281,7 +281,7 @@ def test_a_chip_reset_by_a_brown_out_shows_on_the_staff_pages_health_and_the_gam
     started as the service starts it on the emulated board, says so in the board's health on the
     staff page, in the page's language. A chip that then stops answering comes before it there,
     with the advice of that fault (its joints, its cards), not of an unplugged board's cable."""
-    from helpers import BoardTable
+    from helpers_tables import BoardTable
 
     emulator = BoardEmulator(link=tmp_path / "board")
     emulator.start()
@@ -318,7 +318,7 @@ def test_emulate_board_touches_the_card_the_owner_names_on_a_table_of_the_refere
     from pi_table.daemon.control import request
     from pi_table.sim.systemd import FakeSystemd
 
-    from helpers import HOLD_S
+    from helpers_board import HOLD_S
 
     link = tmp_path / "board"
     board = subprocess.Popen([sys.executable, "-m", "pi_table", "emulate-board", "--link", str(link)],

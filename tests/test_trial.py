@@ -29,7 +29,9 @@ from pi_table.daemon.trial import Health, TrialWatch
 from pi_table.engine.phrase import Phrase
 from pi_table.sim.systemd import FakeSystemd
 
-from helpers import STAFF_CONFIG, Clock, Staff, StaffService, self_signed, wait_for
+from helpers import Clock, self_signed, wait_for
+from helpers_staff import STAFF_CONFIG, Staff
+from helpers_tables import StaffService
 
 pytestmark = pytest.mark.daemon
 
@@ -154,7 +156,7 @@ def test_the_address_a_page_was_reached_on_is_this_machines_as_a_phone_dials_it(
     the change answers there."""
     from types import SimpleNamespace
 
-    from pi_table.web.staff import reached_on
+    from pi_table.web.staff_answers import reached_on
 
     request = SimpleNamespace(transport=SimpleNamespace(get_extra_info=lambda name: sockname))
     assert reached_on(request) == address  # type: ignore[arg-type]
@@ -569,8 +571,9 @@ def test_a_table_that_followed_a_night_starts_again_as_the_service_does_and_stil
     """Issue 38, item 1: a table that followed another's night (its book beside the journal,
     the host accepted from the owner's list) restarts as the unit restarts it, every start-up
     check on, and takes the night up again from its book."""
-    from pi_table.night.book import Book, folder_of
+    from pi_table.night.book import Book
     from pi_table.night.recorder import Recorder
+    from pi_table.night.store import folder_of
 
     host = Book(service.folder / "host")
     host.open("Friday league", ["codenames"], ["t1", "1"])
@@ -599,7 +602,8 @@ def test_a_table_that_followed_a_night_starts_again_as_the_service_does_and_stil
 def test_an_older_tables_nights_in_its_journal_folder_are_moved_beside_it_at_the_start(tmp_path):
     """A table an older version left with ``journal/nights/`` (which the start's check refuses)
     starts: the books are moved where they belong, and the night is there."""
-    from pi_table.night.book import Book, folder_of
+    from pi_table.night.book import Book
+    from pi_table.night.store import folder_of
 
     service = StaffService(tmp_path)
     try:

@@ -21,7 +21,7 @@ from pi_table.sim.emulator import BoardEmulator, run_commands
 from pi_table.ui.i18n import say
 from pi_table.ui.tune_lines import bar, table_lines
 
-from helpers import electrode_of
+from helpers_board import electrode_of
 
 # --- the rule
 

@@ -18,12 +18,15 @@ import pytest
 
 from pi_table.engine import Rules, make_game, parse_action
 from pi_table.hal import ScreenModel, SimScreen
-from pi_table.web import Companion, CompanionScreen, Tokens, codenames_snapshot, server
+from pi_table.web import Companion, CompanionScreen, Tokens, codenames_snapshot, streams
 from pi_table.web import games as web_games
-from pi_table.web.server import ANOTHER_PHONE, PUSH_GAP_S
+from pi_table.web.phones import ANOTHER_PHONE
 from pi_table.web.snapshot import SPYMASTER
+from pi_table.web.streams import PUSH_GAP_S
 
-from helpers import ROOT, another_phone, get, hidden_swapped, next_event, post, wait_for
+from helpers import ROOT, wait_for
+from helpers_games import hidden_swapped
+from helpers_phones import another_phone, get, next_event, post
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 
@@ -185,8 +188,8 @@ def test_a_push_to_many_phones_is_written_a_batch_at_a_time_and_all_get_the_newe
     """Between two batches of a push the companion's thread sleeps, so the table's threads,
     which share the interpreter's lock with it, wait behind one batch of writes, not all of them:
     in any stretch shorter than ``BATCH_GAP_S`` at most ``PUSH_BATCH`` phones are written."""
-    monkeypatch.setattr(server, "PUSH_BATCH", 2)
-    monkeypatch.setattr(server, "BATCH_GAP_S", 0.05)
+    monkeypatch.setattr(streams, "PUSH_BATCH", 2)
+    monkeypatch.setattr(streams, "BATCH_GAP_S", 0.05)
     companion.publish(codenames_snapshot("g1", played(["clue 9"]), tokens))
     phones = [Events(companion, "/api/public/events") for _ in range(5)]
     written = []
@@ -387,7 +390,7 @@ def test_the_spymaster_page_shows_the_key_and_the_board_page_never_does(companio
 def test_a_phone_turned_away_at_the_stream_cap_follows_the_game_again_once_a_place_is_free(tokens, browser):
     """A browser takes a 503 on its event stream as final: the page said "trying again" and never
     did. It now tries again as the companion's Retry-After says (a page clock stands in for the wait)."""
-    from pi_table.web.server import RETRY_S
+    from pi_table.web.doors import RETRY_S
 
     script = (ROOT / "pi_table" / "web" / "static" / "app.js").read_text()
     assert f"const RETRY_MS = {RETRY_S * 1000};" in script  # the page waits as the server tells it to

@@ -27,11 +27,14 @@ from pi_table.daemon.control import request
 from pi_table.engine.codex_setup import SEATS
 from pi_table.sim.systemd import FakeSystemd
 from pi_table.web import Companion
-from pi_table.web.server import MAX_CONNECTIONS, MAX_STREAMS, RESERVED, STREAMS_PER_PAGE, WAITING_PER_ADDRESS
+from pi_table.web.doors import MAX_CONNECTIONS, RESERVED, WAITING_PER_ADDRESS
 from pi_table.web.snapshot import Snapshot
 from pi_table.web.staff import CSRF_HEADER, StaffPage, set_pin
+from pi_table.web.streams import MAX_STREAMS, STREAMS_PER_PAGE
 
-from helpers import CHROMIUM, CHROMIUM_ARGS, require_tools, self_signed, service_daemon, wait_for
+from helpers import require_tools, self_signed, wait_for
+from helpers_phones import CHROMIUM, CHROMIUM_ARGS
+from helpers_tables import service_daemon
 
 HALF_SENT = b"GET / HTTP/1.1\r\nHost: table\r\nUser-Agent: slow"  # no blank line: the headers never end
 POLICY = "default-src 'self'; frame-ancestors 'none'"
@@ -833,10 +836,10 @@ def test_a_phone_that_stops_reading_its_stream_is_let_go_and_the_others_keep_the
     """Views are written straight to each phone's connection; one that reads nothing would
     hold them all in the table's memory, so past BEHIND_BYTES unsent it is closed (a page that
     is alive reconnects), while a phone that reads gets every view."""
-    from pi_table.web import server
+    from pi_table.web import streams
 
-    monkeypatch.setattr(server, "BEHIND_BYTES", 64 * 1024)
-    monkeypatch.setattr(server, "PUSH_GAP_S", 0)  # every view written, so the stuck phone's fall behind fast
+    monkeypatch.setattr(streams, "BEHIND_BYTES", 64 * 1024)
+    monkeypatch.setattr(streams, "PUSH_GAP_S", 0)  # every view written, so the stuck phone's fall behind fast
     companion = start()
     stuck = socket.socket()
     stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect: a small window
@@ -900,9 +903,9 @@ def test_every_phone_that_reads_gets_every_view_in_order_and_none_waits_for_anot
 
 def test_a_phone_that_leaves_its_stream_is_forgotten(start, monkeypatch):
     """A page closed (a phone locked, a tab gone) leaves no stream behind to write to."""
-    from pi_table.web import server
+    from pi_table.web import streams
 
-    monkeypatch.setattr(server, "KEEPALIVE_S", 0.2)
+    monkeypatch.setattr(streams, "KEEPALIVE_S", 0.2)
     companion = start()
     phones = [urllib.request.urlopen(f"http://127.0.0.1:{companion.port}/api/public/events", timeout=10)
               for _ in range(5)]

@@ -26,7 +26,8 @@ from pi_table.web import Companion, Tokens
 from pi_table.web.codex_pages import codex_snapshot, seat_action
 from pi_table.web.tokens import role_seat, seat_role
 
-from helpers import Phones, choose, games, get, known_fragments, pick, post, scrambled, submit
+from helpers_games import choose, games, known_fragments, pick, scrambled, submit
+from helpers_phones import Phones, get, post
 
 SETUP = (
     "Moon:red:leader:1:K7QM Aleman:blue:hacker:2:X53T Viper:red:infiltrato:3:R8WD "

@@ -23,11 +23,14 @@ from pi_table.engine.phrase import Phrase
 from pi_table.ui.i18n import translation
 from pi_table.ui.messages import parse_po, po_path
 from pi_table.web import Companion, Tokens, codenames_snapshot
-from pi_table.web.server import ANOTHER_PHONE, REPLACED
+from pi_table.web.phones import ANOTHER_PHONE, REPLACED
 from pi_table.web.texts import msgids, page_files, page_texts
 from pi_table.web.tokens import SPYMASTER, seat_role
 
-from helpers import CODEX_CONFIG, another_phone, get, played, post, service_daemon, wait_for
+from helpers import wait_for
+from helpers_games import played
+from helpers_phones import another_phone, get, post
+from helpers_tables import CODEX_CONFIG, service_daemon
 
 STATIC = resources.files("pi_table.web").joinpath("static")
 CATALOGUE = parse_po(po_path("it").read_text(encoding="utf-8"))

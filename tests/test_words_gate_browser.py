@@ -18,7 +18,8 @@ import pytest
 from pi_table.web import Tokens
 from pi_table.web.snapshot import SPYMASTER
 
-from helpers import STAFF_PIN, Staff, StaffTable, staff_login
+from helpers_staff import STAFF_PIN, Staff, staff_login
+from helpers_tables import StaffTable
 
 pytestmark = pytest.mark.browser
 

@@ -46,7 +46,7 @@ from ..table import Session, TableLoop
 from ..table.input import HOLD_MIN_S, InputSettings, TouchPolicy
 from ..ui.leds import PENDING, REVEALED
 from ..web import Companion, CompanionScreen, Tokens
-from ..web.server import MAX_CONNECTIONS
+from ..web.doors import MAX_CONNECTIONS
 from . import BenchFailed, percentiles, wait
 from .held import held
 

@@ -242,7 +242,7 @@ class Restarts:
         return [name for name, state in health.items() if state == "ok"] + (["staff"] if self._pin_set() else [])
 
     def _pin_set(self) -> bool:
-        from ..web.staff import PIN_FILE  # the staff page's own: loaded with it, after READY
+        from ..web.staff import PIN_FILE
 
         return os.path.exists(self.daemon.config.paths.journal_dir / PIN_FILE)
 

@@ -387,8 +387,9 @@ class Daemon:
 
 def _night(config: Config) -> Recorder | None:
     """The table's part in a game night: the nights' book beside the journal (None when it cannot be read)."""
-    from ..night.book import Book, folder_of
+    from ..night.book import Book
     from ..night.recorder import Recorder
+    from ..night.store import folder_of
 
     folder = folder_of(config.paths.journal_dir)
     try:
@@ -416,7 +417,7 @@ def starting(path: Path, told: Callable[[ConfigError], None] = lambda error: Non
     why) when the table cannot start on them; the file checked against this machine, game
     nights an older version kept in the journal folder moved out of it first (that check
     refuses a journal folder holding a folder). ConfigError when neither file will do. The
-    tests start in-process tables through this too (tests/helpers.py)."""
+    tests start in-process tables through this too (tests/helpers_tables.py)."""
     from ..config import ConfigError
 
     under_trial = trial.starting(path)
@@ -464,7 +465,7 @@ def _checked(path: Path) -> Config:
             journal = load_config(path).paths.journal_dir
         except ConfigError:
             raise refused from None
-        from ..night.book import settle
+        from ..night.store import settle
 
         if not settle(journal):
             raise

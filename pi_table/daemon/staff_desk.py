@@ -16,7 +16,7 @@ from ..engine.games import names
 from ..engine.phrase import Phrase, Text
 from ..table import history
 from ..ui.i18n import say
-from ..web.staff import FakeHelper, FakeTableCode
+from ..web.staff_table import FakeHelper, FakeTableCode
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -116,7 +116,7 @@ class StaffDesk:
 class FakeDesk:
     """A stand-in for the table the page itself asks of (``Desk``), for tests and the screenshots:
     a game of Codenames with its touch board unplugged, the settings at their defaults; every call
-    recorded in ``calls``, which its sections' stand-ins (``web.sections.FAKES``) share. It holds
+    recorded in ``calls``, which its sections' stand-ins (each section's ``stand_in``) share. It holds
     the code on its screen and its root helper, which several sections share. It lives beside the
     desk it stands in for, not in the web layer: its form is the configuration's."""
 

@@ -121,5 +121,5 @@ def parts(table: Running, helper: RootHelper) -> Parts:
 def stand_in_page(desk: FakeDesk, folder: Path | None, instead: Mapping[str, object] | None = None,
                   **settings: Any) -> StaffPage:
     """The staff page on a stand-in table (tests, the screenshots): each section given its stand-in
-    (``web.sections.FAKES``) or ``instead``'s by its name; ``settings`` as ``staff_page``'s."""
+    (its ``Section.stand_in``) or ``instead``'s by its name; ``settings`` as ``staff_page``'s."""
     return staff_page(desk, fake_parts(desk, instead), folder, **settings)

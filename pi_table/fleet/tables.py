@@ -26,10 +26,11 @@ from ..engine.phrase import N_, Phrase
 from ..engine.views import LANGUAGES
 from ..files import csv_text
 from ..hal.events import DEVICE_NAMES, is_fault
-from ..night.book import CLOCK_SKEW_S, NIGHT_ID
+from ..night.follower import CLOCK_SKEW_S
 from ..night.games import Game, GameRefused
 from ..night.standings import high_scores
 from ..night.state import Night
+from ..night.store import NIGHT_ID
 from ..ui.i18n import say, say_health, translation
 from ..web.night import tiebreak_columns, tiebreak_words
 from . import schema
@@ -375,7 +376,7 @@ def playing(plan: Message, told: dict[str, tuple[str, list[Game]]]) -> list[str]
 
 
 def named_at(night_id: str) -> float | None:
-    """The time a night's id names (``night.book.NIGHT_ID``: the second it opened, UTC), or None
+    """The time a night's id names (``night.store.NIGHT_ID``: the second it opened, UTC), or None
     when it names none."""
     if not NIGHT_ID.fullmatch(night_id):
         return None

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
-from ..staff import BODY_TIMEOUT_S, Desk, FakeHelper, FakeTableCode, Parts, Section, StaffPage
-from .broker import BrokerSection, FakeBroker
+from ..staff import BODY_TIMEOUT_S, Parts, Section, StaffPage
+from ..staff_table import Desk, StandIn
+from .broker import BrokerSection
 from .care import CareSection
-from .checkup import CheckupSection, FakeCheckup
+from .checkup import CheckupSection
 from .dashboard import DashboardSection
 from .files import FilesSection
-from .health import FakeHealth, HealthSection
+from .health import HealthSection
 from .keys import KeysSection
 from .network import NetworkSection
 from .night import NightSection
@@ -30,7 +30,7 @@ from .offsite import OffsiteSection
 from .owner import OwnerSection
 from .pin import PinSection
 from .power import PowerSection
-from .security import FakeSecurity, SecuritySection
+from .security import SecuritySection
 from .setup import SetupPage
 from .wifi import WifiSection
 
@@ -65,54 +65,12 @@ def staff_page(desk: Desk, parts: Parts, folder: Path | None, session_s: float =
     return StaffPage(desk, folder, session_s, clock, body_timeout_s, sections=SECTIONS.values(), parts=parts)
 
 
-P = TypeVar("P")
-
-
-class StandIn(Protocol):
-    """A stand-in table (``daemon.staff_desk.FakeDesk``): what its sections' stand-ins share."""
-
-    calls: list[str]
-    code: FakeTableCode
-    helper: FakeHelper
-
-
-@dataclass(frozen=True)
-class Fake:
-    """A section and its stand-in's part, for tests and the screenshots."""
-
-    section: type[Section[Any]]
-    made: Callable[[StandIn], object]
-
-
-def fake(section: type[Section[P]], made: Callable[[StandIn], P]) -> Fake:
-    """``section``'s stand-in, made by ``made``, which mypy holds to the section's own protocol ``P``."""
-    return Fake(section, made)
-
-
-FAKES: tuple[Fake, ...] = (
-    fake(HealthSection, lambda table: FakeHealth(table.calls)),
-    fake(OwnerSection, lambda table: table.code),
-    fake(PinSection, lambda table: table.code),
-    fake(CheckupSection, lambda table: FakeCheckup(table.calls)),
-    fake(PowerSection, lambda table: table.helper),
-    fake(WifiSection, lambda table: table.helper),
-    fake(SecuritySection, lambda table: FakeSecurity(table.calls)),
-    fake(KeysSection, lambda table: table.helper),
-    fake(BrokerSection, lambda table: FakeBroker(table.calls)),
-    fake(NetworkSection, lambda table: table.helper),
-)
-"""Each section's stand-in, beside the section's protocol; a section with none here is given None
-(no game night, no notifications, no set-up awaited) or a test's own."""
-
-
 def fake_parts(table: StandIn, instead: Mapping[str, object] | None = None) -> Parts:
-    """Each registered section's stand-in on ``table``, or what ``instead`` gives it by the section's name."""
-    made = {given.section: given.made for given in FAKES}
+    """Each registered section's stand-in on ``table`` (its ``stand_in``), or what ``instead`` gives
+    it by the section's name."""
     given = dict(instead or {})
 
     def part(section: type[Section[Any]]) -> object:
-        if section.name in given:
-            return given[section.name]
-        return None if section not in made else made[section](table)
+        return given[section.name] if section.name in given else section.stand_in(table)
 
     return part

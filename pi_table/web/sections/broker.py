@@ -27,7 +27,9 @@ from ...release import ReleaseError, broker
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, bad, language, log, reached_on
+from ..staff import Section, log
+from ..staff_answers import bad, language, reached_on
+from ..staff_table import StandIn
 
 TEXTS: tuple[str, ...] = (
     N_("The café's broker"),
@@ -185,6 +187,10 @@ def hosting(league: object, cafe: object, cafes: object) -> tuple[str, str, dict
 class BrokerSection(Section[Broker], name="broker", script="broker.js", texts=TEXTS):
     """The café's broker's routes under ``/staff/api/``, all the owner's: its view holds the
     passwords the other tables are to be given."""
+
+    @classmethod
+    def stand_in(cls, table: StandIn) -> Broker:
+        return FakeBroker(table.calls)
 
     def routes(self) -> list[Route]:
         return [owner("GET", "/staff/api/broker", self._view),  # the passwords the other tables are to be given

@@ -21,7 +21,8 @@ from ...release.bundle import MAX_BUNDLE
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, bad, language, log, reached_on
+from ..staff import Section, log
+from ..staff_answers import bad, language, reached_on
 
 UPLOAD_MOST = 64 << 20  # a backup, packed: no more than it may hold unpacked (the daemon's backup.MOST_BYTES)
 UPLOAD_S = 300.0  # a phone on a slow Wi-Fi sends 200 MB in this long at 5 Mbit/s

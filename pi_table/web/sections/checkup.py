@@ -15,7 +15,9 @@ from ...engine.phrase import N_, Phrase
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, staff
-from ..staff import Section, bad, language, log
+from ..staff import Section, log
+from ..staff_answers import bad, language
+from ..staff_table import StandIn
 
 SELFTEST_ACTS = ("start", "stop")
 TUNE_ACTS = ("start", "stop", "write")
@@ -103,6 +105,10 @@ class FakeCheckup:
 
 class CheckupSection(Section[Checkup], name="checkup", script="checkup.js", texts=TEXTS):
     """The self-test's and the tuning's routes under ``/staff/api/``, behind the staff page's checks."""
+
+    @classmethod
+    def stand_in(cls, table: StandIn) -> Checkup:
+        return FakeCheckup(table.calls)
 
     def routes(self) -> list[Route]:
         return [staff("GET", "/staff/api/selftest", self._selftest),

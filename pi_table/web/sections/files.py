@@ -22,7 +22,9 @@ from ...engine.phrase import N_, Phrase
 from ...ui.i18n import translation
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, bad, language, log, reached_on, refusal
+from ..staff import Section, log
+from ..staff_answers import bad, language, reached_on
+from ..staff_words import refusal
 
 SAVED = N_("Saved: the table restarts to try it, and goes back by itself if it is not healthy.")
 

@@ -22,7 +22,10 @@ from ...host import Readings
 from ...ui.i18n import say, translation
 from ..auth import Session
 from ..roles import Route, staff
-from ..staff import DEVICES, Section, advised, bad, language
+from ..staff import Section
+from ..staff_answers import bad, language
+from ..staff_table import StandIn
+from ..staff_words import DEVICES, advised
 
 LOG_LINES = 200  # the log's lines a page shows at most (log.txt has all the service keeps)
 DISK_LOW_MB = 200.0  # free on the journal's disk: a few hundred games, and room for the nightly backups
@@ -181,6 +184,10 @@ class HealthSection(Section[Table], name="health", script="health.js", texts=TEX
     """``GET health`` (the headline, what needs attention, the devices, the readings, the page's
     address and its QR code, its certificate's fingerprint to compare with a phone's warning), ``GET log`` (``?level=info|warning|error&q=WORDS&since=&until=``) and
     ``GET log.txt`` (the same, as a file)."""
+
+    @classmethod
+    def stand_in(cls, table: StandIn) -> Table:
+        return FakeHealth(table.calls)
 
     def routes(self) -> list[Route]:
         return [staff("GET", "/staff/api/health", self._health),

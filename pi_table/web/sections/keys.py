@@ -22,7 +22,9 @@ from ...release.layout import HOME
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner, staff
-from ..staff import Helper, Section, StaffPage, bad, language, log
+from ..staff import Section, StaffPage, log
+from ..staff_answers import bad, language
+from ..staff_table import Helper, StandIn
 
 ACTS = ("keys-add", "keys-revoke")
 
@@ -50,6 +52,10 @@ TEXTS: tuple[str, ...] = (
 class KeysSection(Section[Helper], name="keys", script="keys.js", texts=TEXTS):
     """The keyring at ``keyring``, and the helper's notes in ``home`` (its last key act); of the
     table, the root helper alone, which changes the keyring."""
+
+    @classmethod
+    def stand_in(cls, table: StandIn) -> Helper:
+        return table.helper
 
     def __init__(self, page: StaffPage, table: Helper) -> None:
         super().__init__(page, table)

@@ -21,7 +21,9 @@ from ...release.layout import HOME, Releases
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner, staff
-from ..staff import Helper, Section, StaffPage, bad, language, log, reached_on
+from ..staff import Section, StaffPage, log
+from ..staff_answers import bad, language, reached_on
+from ..staff_table import Helper, StandIn
 
 ACTS = ("ipv4", "hostname")
 FIELDS = {"ipv4": {"act", "device", "method", "address", "gateway", "dns"}, "hostname": {"act", "name"}}
@@ -50,6 +52,10 @@ TEXTS: tuple[str, ...] = (
 class NetworkSection(Section[Helper], name="network", script="network.js", texts=TEXTS):
     """The network, and the helper's notes in ``home`` (a change on trial, its last act); of the
     table, the root helper alone, which makes each change and holds its spool folder."""
+
+    @classmethod
+    def stand_in(cls, table: StandIn) -> Helper:
+        return table.helper
 
     def __init__(self, page: StaffPage, table: Helper) -> None:
         super().__init__(page, table)

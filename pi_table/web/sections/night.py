@@ -1,6 +1,7 @@
 """The game night on the staff page, and the teams' own page: the night's routes, behind the
 staff page's checks (``StaffPage.api``), on the table's ``Recorder`` (its ``Book``, and the game
-under way here); its exports and printed pages are ``web.night``'s.
+under way here); its exports and printed pages are ``web.night``'s, and the handlers of a night
+kept and of the pages open to every phone ``web.night_pages``' (``NightPages``, its base).
 
 Staff (session and CSRF token): ``GET night`` (the open night, its standings, the nights
 kept and the nights other tables offer this one), ``POST night/open`` (``{"name", "games",
@@ -33,10 +34,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import math
-import re
-import time
-import unicodedata
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from typing import TypeVar
@@ -45,7 +42,7 @@ from aiohttp import web
 
 from ...engine.errors import Refusal
 from ...engine.games import terminations
-from ...engine.phrase import N_, Phrase
+from ...engine.phrase import N_
 from ...night.pairing import PairingRefused
 from ...night.recorder import Recorder
 from ...night.scoring import RATING, tiebreak_texts
@@ -54,25 +51,18 @@ from ...night.state import DRAW, LATE_CHOICES, RATINGS, Night
 from ...ui.i18n import say, translation
 from ..auth import Session, Throttle
 from ..night import (
-    TABLES,
-    night_csv,
-    night_trf,
-    night_xlsx,
-    printable,
-    slips,
-    table_csv,
-    team_page,
     tiebreak_choices,
     tiebreaks_shown,
 )
+from ..night_pages import NightPages
 from ..roles import Checked, Route, open_to_all, staff
-from ..staff import Section, StaffPage, bad, language, log
+from ..staff import Section, StaffPage, log
+from ..staff_answers import bad, language
 
 T = TypeVar("T")
 KEPT_NAMED = 5  # the nights kept the desk lists with their names (night.js's KEPT_SHOWN)
 WATCH_S = 0.25  # how often the night's section looks whether the book changed, to tell the spectators' pages
 JOINS_A_MINUTE = 6  # tries to join from one phone (its address): a typo or a name taken, not a flood
-TEAMS_A_PHONE = 3  # teams one phone joins in a night: a friend's team whose phone is flat, not a flood
 
 TEXTS: tuple[str, ...] = (
     N_("Game night"),
@@ -212,7 +202,7 @@ TEXTS: tuple[str, ...] = (
 are the one list's (``web.night.tiebreak_texts``), which the page is served with the night."""
 
 
-class NightSection(Section[Recorder | None], name="night", script="night.js", texts=(*TEXTS, *tiebreak_texts())):
+class NightSection(NightPages, Section[Recorder | None], name="night", script="night.js", texts=(*TEXTS, *tiebreak_texts())):
     """The night's routes on the staff page of ``page``, on the table's ``Recorder``."""
 
     def __init__(self, page: StaffPage, table: Recorder | None) -> None:
@@ -444,116 +434,6 @@ class NightSection(Section[Recorder | None], name="night", script="night.js", te
             return web.json_response(await asyncio.to_thread(shown, done))
         return await self._night(request, None)  # type: ignore[arg-type]  # its checks passed already
 
-    def _kept(self, request: web.Request) -> Night:
-        try:
-            return self.book.night_of(request.match_info["id"])
-        except Refusal:
-            raise web.HTTPNotFound(text="") from None
-
-    async def _csv(self, request: web.Request, session: Session) -> web.Response:
-        night = await asyncio.to_thread(self._kept, request)
-        return web.Response(text=night_csv(night), content_type="text/csv", headers=_named(night, "csv"))
-
-    async def _xlsx(self, request: web.Request, session: Session) -> web.Response:
-        night = await asyncio.to_thread(self._kept, request)
-        body = await asyncio.to_thread(night_xlsx, night)
-        return web.Response(body=body, content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                            headers=_named(night, "xlsx"))
-
-    async def _table_csv(self, request: web.Request, session: Session) -> web.Response:
-        """One of the night's tables (``TABLES``) as a CSV of its own, in the page's language."""
-        table = request.match_info["table"]
-        if table not in TABLES:
-            raise web.HTTPNotFound(text="")
-        night = await asyncio.to_thread(self._kept, request)
-        text = await asyncio.to_thread(table_csv, night, table, language(request))
-        return web.Response(text=text, content_type="text/csv", charset="utf-8", headers=_named(night, "csv", table))
-
-    async def _trf(self, request: web.Request, session: Session) -> web.Response:
-        night = await asyncio.to_thread(self._kept, request)
-        return web.Response(text=night_trf(night), content_type="text/plain", charset="utf-8",
-                            headers=_named(night, "trf"))
-
-    async def _print(self, request: web.Request, session: Session) -> web.Response:
-        """The night to print, or with ``?round=N`` that round's pairing slips."""
-        night = await asyncio.to_thread(self._kept, request)
-        origin = f"{request.scheme}://{request.host}"  # the page is opened from a blob: its style's address whole
-        asked = request.query.get("round")
-        if asked is None:
-            return web.Response(text=printable(night, language(request), origin), content_type="text/html")
-        try:
-            text = slips(night, int(asked) if asked.isdigit() else 0, language(request), origin)
-        except Refusal as e:
-            return web.json_response({"ok": False, "error": say(e.phrase, language(request))}, status=409)
-        return web.Response(text=text, content_type="text/html")
-
-    async def _team_page(self, request: web.Request) -> web.Response:
-        return web.Response(text=team_page(self.page.desk.language()), content_type="text/html")
-
-    async def _team_join(self, request: web.Request) -> web.Response:
-        """A team names itself from a phone: it waits for the staff's approval, and a phone's
-        tries and teams are counted (its address), so a flood from one never fills the night."""
-        lang = self.page.desk.language()
-        address = request.remote or "?"
-        wait = math.ceil(self._tries.tried(address, False, time.monotonic()))
-        if wait:
-            said = say(Phrase.of("too many attempts: wait {seconds} s", seconds=wait), lang)
-            return web.Response(text=team_page(lang, error=said), content_type="text/html", status=429,
-                                headers={"Retry-After": str(wait)})
-        form = await request.post()
-        name, nicknames, code = str(form.get("team", "")), str(form.get("nicknames", "")), str(form.get("code", ""))
-        night = self.book.night
-        if self._phones[0] != (None if night is None else night.id):
-            self._phones = (None if night is None else night.id, Counter())
-        joined_here = self._phones[1]
-        try:
-            if joined_here[address] >= TEAMS_A_PHONE:
-                raise Refusal("this phone has joined {count} teams tonight: ask the staff to add more",
-                              count=TEAMS_A_PHONE)
-            joined_here[address] += 1  # before the wait for the book: a burst from one phone is counted as it comes
-            try:
-                joined = await asyncio.to_thread(self.book.join, name[:200], nicknames[:400].split(","), True,
-                                                 code[:40])
-            except BaseException:  # not joined (a refusal, the card, a request gone): not counted
-                joined_here[address] -= 1
-                raise
-        except Refusal as e:
-            return web.Response(text=team_page(lang, error=say(e.phrase, lang)), content_type="text/html", status=409)
-        log.info("night: the team %s joined from a phone (%s), waiting for the staff", joined.name, address)
-        said = translation(lang).gettext("Your team {name} is on the list: the staff confirm it, then watch the "
-                                         "screen for your table.")
-        return web.Response(text=team_page(lang, done=said.format(name=joined.name)), content_type="text/html")
-
-    async def _standings(self, request: web.Request) -> web.Response:
-        return web.json_response(await asyncio.to_thread(self._on_tv))
-
-    def _on_tv(self) -> dict[str, object]:
-        """What the spectators' TV shows: the night open, else the last one closed here, its final
-        standings (the prizes' order) until a new one opens, across a restart too; not a night
-        this table left. With each round's teams that asked to sit it out (``rests``), and the season of
-        the café's league when it has one (``league``, issue 64)."""
-        with self.book.lock:
-            night = self.book.night
-            if night is None:
-                night = self._last_kept()
-            if night is None or night.left:
-                return {"night": None, "league": self.recorder.season}
-            shown = night.to_json()
-            best = [h.to_json() for h in high_scores(night.played)]
-        return {"night": {**{key: shown[key] for key in ("name", "standings", "rounds", "tiebreak", "bye", "rests")},
-                          "closed": not night.open, "tiebreaks": tiebreaks_shown(night.tiebreak)},
-                "high_scores": best, "league": self.recorder.season}
-
-    def _last_kept(self) -> Night | None:
-        """The night kept last here (its file's name sorts last), read again only when that file changes."""
-        kept = self.book.kept()
-        if not kept:
-            return None
-        seen = (kept[-1].name, kept[-1].stat().st_size)
-        if self._tv is None or self._tv[0] != seen:
-            self._tv = (seen, self.book.night_of(kept[-1].stem))
-        return self._tv[1]
-
 
 RESULT_BODY = 'expected {"round": NUMBER, "table": TABLE, "result": RESULT, "winner": TEAM or null, "game": GAME or null}'
 
@@ -574,12 +454,3 @@ def _numbers(value: object) -> bool:
     """A list of round numbers: whole, not true or false."""
     return isinstance(value, list) and all(isinstance(item, int) and not isinstance(item, bool) for item in value)
 
-
-def _named(night: Night, kind: str, part: str = "") -> dict[str, str]:
-    """A night's export saved under its name and the day it opened (``Friday-league-2026-11-26.csv``;
-    one of its tables, ``part``, after them: ``...-2026-11-26-standings.csv``), in the letters a
-    file name and an HTTP header take everywhere."""
-    name = unicodedata.normalize("NFKD", night.name).encode("ascii", "ignore").decode()
-    name = "-".join(re.findall(r"[A-Za-z0-9_]+", name)) or "night"
-    day = time.strftime("%Y-%m-%d", time.localtime(night.opened))
-    return {"Content-Disposition": f'attachment; filename="{name}-{day}{"-" if part else ""}{part}.{kind}"'}

@@ -19,7 +19,8 @@ from ...ui.i18n import say
 from ...ui.tell import NOTICE_EVENTS
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, bad, language, log
+from ..staff import Section, log
+from ..staff_answers import bad, language
 
 OFF = N_("the owner's notifications are off on this table: it does not hold the journal")
 

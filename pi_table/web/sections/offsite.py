@@ -16,7 +16,8 @@ from ...engine.phrase import N_
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Section, bad, language, log
+from ..staff import Section, log
+from ..staff_answers import bad, language
 
 TEXTS: tuple[str, ...] = (
     N_("Copies off the SD card"),

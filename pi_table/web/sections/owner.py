@@ -27,7 +27,10 @@ from ...engine.phrase import N_
 from ...ui.i18n import say, translation
 from ..auth import Session, Why, hashed
 from ..roles import MIN_PASSPHRASE, OWNER_S, Route, new_recovery_code, owner, set_passphrase, staff
-from ..staff import WRONG_CODE, Section, StaffPage, TableCode, bad, language, log, owner_refused, refused
+from ..staff import Section, StaffPage, log
+from ..staff_answers import bad, language, owner_refused, refused
+from ..staff_table import StandIn, TableCode
+from ..staff_words import WRONG_CODE
 
 TEXTS: tuple[str, ...] = (
     N_("Owner"),
@@ -73,6 +76,10 @@ class OwnerSection(Section[TableCode], name="owner", script="owner.js", texts=TE
     """The owner's passphrase changed, recovered or reset, behind the staff page's checks (a staff
     session: the passphrase it replaces, the recovery code, or the code on the table's screen, is
     the proof); the notice a reset leaves, and the recovery code made anew."""
+
+    @classmethod
+    def stand_in(cls, table: StandIn) -> TableCode:
+        return table.code
 
     def __init__(self, page: StaffPage, table: TableCode) -> None:
         super().__init__(page, table)

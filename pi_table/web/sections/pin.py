@@ -15,19 +15,10 @@ from ...engine.phrase import N_
 from ...ui.i18n import say, translation
 from ..auth import Session, Why
 from ..roles import OWNER, Route, open_to_all, staff
-from ..staff import (
-    MIN_PIN,
-    REFUSALS,
-    WRONG_CODE,
-    Section,
-    TableCode,
-    bad,
-    language,
-    log,
-    owner_refused,
-    refused,
-    set_pin,
-)
+from ..staff import MIN_PIN, Section, log, set_pin
+from ..staff_answers import REFUSALS, bad, language, owner_refused, refused
+from ..staff_table import StandIn, TableCode
+from ..staff_words import WRONG_CODE
 
 TEXTS: tuple[str, ...] = (
     N_("Staff PIN"),
@@ -48,6 +39,10 @@ TEXTS: tuple[str, ...] = (
 
 class PinSection(Section[TableCode], name="pin", script="pin.js", texts=TEXTS):
     """The PIN's change, behind the staff page's checks, and its reset with no session."""
+
+    @classmethod
+    def stand_in(cls, table: StandIn) -> TableCode:
+        return table.code
 
     def routes(self) -> list[Route]:
         return [staff("POST", "/staff/api/pin", self._pin),  # with the PIN it replaces

@@ -12,7 +12,9 @@ from ...engine.phrase import N_
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner
-from ..staff import Helper, Section, bad, language, log
+from ..staff import Section, log
+from ..staff_answers import bad, language
+from ..staff_table import Helper, StandIn
 
 POWER_ACTS = ("reboot", "poweroff")
 
@@ -29,6 +31,10 @@ TEXTS: tuple[str, ...] = (
 
 class PowerSection(Section[Helper], name="power", script="power.js", texts=TEXTS):
     """Restart the computer, or shut it down."""
+
+    @classmethod
+    def stand_in(cls, table: StandIn) -> Helper:
+        return table.helper
 
     def routes(self) -> list[Route]:
         return [owner("POST", "/staff/api/power", self._power)]

@@ -19,7 +19,9 @@ from ...engine.phrase import N_, Text
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner, staff
-from ..staff import Section, bad, language, log
+from ..staff import Section, log
+from ..staff_answers import bad, language
+from ..staff_table import StandIn
 
 TEXTS: tuple[str, ...] = (
     N_("Security updates"),
@@ -77,6 +79,10 @@ class FakeSecurity:
 
 class SecuritySection(Section[Updates], name="security", script="security.js", texts=TEXTS):
     """The security updates' routes under ``/staff/api/``, behind the staff page's checks."""
+
+    @classmethod
+    def stand_in(cls, table: StandIn) -> Updates:
+        return FakeSecurity(table.calls)
 
     def routes(self) -> list[Route]:
         return [staff("GET", "/staff/api/security", self._view),  # the last run, what changed, a reboot due

@@ -40,18 +40,9 @@ from ...ui.i18n import say, translation
 from ..auth import CODE_DIGITS, CodeRefused, Door, Throttle, Why, code_given
 from ..document import document
 from ..roles import MIN_PASSPHRASE, Route, new_recovery_code, open_to_all
-from ..staff import (
-    ATTEMPTS_OVERALL,
-    ATTEMPTS_PER_ADDRESS,
-    MIN_PIN,
-    Section,
-    StaffPage,
-    bad,
-    log,
-    refused,
-    refused_key,
-    static_file,
-)
+from ..staff import ATTEMPTS_OVERALL, ATTEMPTS_PER_ADDRESS, MIN_PIN, Section, StaffPage, log, static_file
+from ..staff_answers import bad, refused
+from ..staff_words import refused_key
 
 if TYPE_CHECKING:
     from ...release.first_boot import Pending

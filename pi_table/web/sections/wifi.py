@@ -17,7 +17,9 @@ from ...release.network import password_problem, ssid_problem
 from ...ui.i18n import say, translation
 from ..auth import Session
 from ..roles import Route, owner, staff
-from ..staff import Helper, Section, StaffPage, bad, language, log
+from ..staff import Section, StaffPage, log
+from ..staff_answers import bad, language
+from ..staff_table import Helper, StandIn
 
 TEXTS: tuple[str, ...] = (
     N_("Wi-Fi"),
@@ -38,6 +40,10 @@ TEXTS: tuple[str, ...] = (
 class WifiSection(Section[Helper], name="wifi", script="wifi.js", texts=TEXTS):
     """The network for the staff, a Wi-Fi joined by the owner; the helper's notes in ``home``. Of
     the table, the root helper alone, which joins the Wi-Fi."""
+
+    @classmethod
+    def stand_in(cls, table: StandIn) -> Helper:
+        return table.helper
 
     def __init__(self, page: StaffPage, table: Helper) -> None:
         super().__init__(page, table)
