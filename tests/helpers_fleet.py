@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from pi_table.bench.league import play_night
 from pi_table.engine import Guess, Rules
-from pi_table.fleet.league import night_topic, record
+from pi_table.fleet.league import League, night_topic, record
 from pi_table.night.book import Book
 from pi_table.night.state import Night
 
@@ -252,3 +252,21 @@ def two_cafes(tmp_path, rng: random.Random) -> tuple[dict[str, Book], list[tuple
             night = play_night(book, tables[cafe], rng.sample(teams[cafe], len(teams[cafe]) - week % 2), 3, rng)
             played.append((cafe, tables[cafe][0], night))
     return books, played
+
+
+ROSTER = '[cafes]\nbar-roma = ["r1", "r2"]\nbar-milano = ["m1", "m2", "m3"]\n'
+"""The two cafés of ``two_cafes`` and their tables, as a league's organiser lists them."""
+
+
+def two_cafes_season(folder: Path) -> tuple[League, Path, list[tuple[str, str, Night]]]:
+    """The spring league of ``two_cafes``'s cafés, every night of theirs taken; its roster file
+    (in ``folder``) and the nights as they were played."""
+    from pi_table.fleet.league_page import read_roster
+
+    _, played = two_cafes(folder, random.Random(5))
+    roster = folder / "roster.toml"
+    roster.write_text(ROSTER)
+    league = read_roster(roster).league("spring")
+    for cafe, host, night in played:
+        league.take(*sent(night, cafe, host))
+    return league, roster, played

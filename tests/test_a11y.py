@@ -342,23 +342,18 @@ def test_axe_finds_nothing_serious_on_the_league_page_and_it_writes_its_numbers_
     "9.28" in Italian), its time zone said once, a refused night said in words; and it keeps
     itself up to date by fetch into a polite live region: the page is never loaded again."""
     import json
-    import random
     import re
 
     from pi_table.config import broker as broker_config
     from pi_table.fleet.dashboard import hash_password
     from pi_table.fleet.league import night_topic
-    from pi_table.fleet.league_page import LeaguePage, read_roster
+    from pi_table.fleet.league_page import LeaguePage
 
-    from helpers_fleet import sent, two_cafes
+    from helpers_fleet import sent, two_cafes_season
 
-    _, played = two_cafes(tmp_path, random.Random(5))
-    roster = tmp_path / "roster.toml"
-    roster.write_text('[cafes]\nbar-roma = ["r1", "r2"]\nbar-milano = ["m1", "m2", "m3"]\n')
-    served = LeaguePage(broker_config(broker.url), read_roster(roster).league("spring"), "127.0.0.1", 0, lang,
-                        client_id=f"a11y-league-{lang}", every_s=1, password_hash=hash_password("organiser-secret"), roster=roster)
-    for cafe, host, night in played:
-        served.league.take(*sent(night, cafe, host))
+    league, roster, played = two_cafes_season(tmp_path)
+    served = LeaguePage(broker_config(broker.url), league, "127.0.0.1", 0, lang, client_id=f"a11y-league-{lang}",
+                        every_s=1, password_hash=hash_password("organiser-secret"), roster=roster)
     cafe, host, night = played[0]
     stranger = {**json.loads(sent(night, cafe, host)[1]), "cafe": "bar-napoli"}
     served.league.take(night_topic("spring", "bar-napoli", host, night.id), json.dumps(stranger).encode())

@@ -7,16 +7,15 @@ width), one ``main`` landmark, and never reload itself (a ``<meta http-equiv="re
 
 from __future__ import annotations
 
-import random
 import re
 
 from pi_table.config import broker as broker_config
 from pi_table.fleet.dashboard import Dashboard, hash_password
-from pi_table.fleet.league_page import LeaguePage, read_roster
+from pi_table.fleet.league_page import LeaguePage
 from pi_table.release.first_boot import pending
 from pi_table.web.runner import ServerThread
 
-from helpers_fleet import sent, two_cafes
+from helpers_fleet import two_cafes_season
 from helpers_games import dealt_key
 from helpers_tables import StaffService, StaffTable
 from walk import asked, pages_of, running, signed_in
@@ -49,12 +48,7 @@ def walked(server: ServerThread, port: int, cookies: tuple[str, ...] = ("",)) ->
 
 
 def test_every_page_of_the_fleets_dashboard_and_the_leagues_page_is_the_kits(tmp_path):
-    _, played = two_cafes(tmp_path, random.Random(5))
-    roster = tmp_path / "roster.toml"
-    roster.write_text('[cafes]\nbar-roma = ["r1", "r2"]\nbar-milano = ["m1", "m2", "m3"]\n')
-    league = read_roster(roster).league("spring")
-    for cafe, host, night in played:
-        league.take(*sent(night, cafe, host))
+    league, roster, _ = two_cafes_season(tmp_path)
     dashboard = Dashboard(NO_BROKER, "127.0.0.1", 0, hash_password(PASSWORD), client_id="every-page-fleet")
     page = LeaguePage(NO_BROKER, league, "127.0.0.1", 0, client_id="every-page-league",
                       password_hash=hash_password(PASSWORD), roster=roster)

@@ -32,14 +32,14 @@ import pytest
 
 from pi_table.config import broker as broker_config
 from pi_table.fleet.dashboard import Dashboard, hash_password
-from pi_table.fleet.league_page import LeaguePage, read_roster
+from pi_table.fleet.league_page import LeaguePage
 from pi_table.ui.messages import parse_po, po_path
 from pi_table.web import Tokens
 from pi_table.web.snapshot import SPYMASTER
 
 from browsing import WIDTHS, Browsing, axe  # noqa: F401 (axe: a fixture)
 from helpers import cache_dir, require_tools
-from helpers_fleet import sent, two_cafes
+from helpers_fleet import two_cafes_season
 from helpers_games import dealt_key
 from helpers_phones import CHROMIUM
 from helpers_staff import STAFF_CONFIG, Staff
@@ -143,12 +143,7 @@ def house(request, tmp_path_factory) -> Iterator[tuple[str, list[Server]]]:
         base = fresh.status()["companion"].rstrip("/")
         servers.append(Server("set-up", base, {STRANGER: ""}, pages=[("/setup", STRANGER, 200)]))
 
-        _, played = two_cafes(folder, random.Random(5))
-        roster = folder / "roster.toml"
-        roster.write_text('[cafes]\nbar-roma = ["r1", "r2"]\nbar-milano = ["m1", "m2", "m3"]\n')
-        league = read_roster(roster).league("spring")
-        for cafe, host, night in played:
-            league.take(*sent(night, cafe, host))
+        league, roster, _ = two_cafes_season(folder)
         for serving, name in ((Dashboard(NO_BROKER, "127.0.0.1", 0, hash_password(PASSWORD), lang,
                                          client_id=f"every-page-fleet-{lang}"), "fleet dashboard"),
                               (LeaguePage(NO_BROKER, league, "127.0.0.1", 0, lang, client_id=f"every-page-league-{lang}",
