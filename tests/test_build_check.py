@@ -65,6 +65,34 @@ STRIP = "WS2812B LED strip 60 LEDs/m 5 V 5 m reel"
                  "the bill of materials' Silicone wire 26 AWG, red and black, 3 m each is 26 AWG wire, for "
                  "W_edge_power, W_row0_power, W_row1_power, W_row2_power, W_row3_power, W_row4_power, which the diagram "
                  "draws in 0.75 mm2 (rated 6 A): buy 0.75 mm2 wire for them", id="26 AWG bought for the power pairs"),
+    pytest.param({"hardware/bom.csv": ("M12 x 1.5 cable gland, 15 mm thread", "M12 x 1.5 cable gland, 8 mm thread")},
+                 "hardware/bom.csv: M12 x 1.5 cable gland, 8 mm thread, for 3.5-7 mm cable (12.5 mm hole): its 8 mm "
+                 "thread does not take the frame's rim (8 mm), its locknut (5 mm) and a turn to spare (1.5 mm): buy a "
+                 "long-thread gland, 14.5 mm of thread or more", id="the common 8 mm gland thread through the 8 mm rim"),
+    pytest.param({"hardware/bom.csv": ("for 3.5-7 mm cable", "for 3-6.5 mm cable")},
+                 "hardware/bom.csv: M12 x 1.5 cable gland, 15 mm thread, for 3-6.5 mm cable (12.5 mm hole): the LED "
+                 "cable, 6 mm across (params.scad's led_cable_od), is not 1 mm inside its 3-6.5 mm clamping range: buy a "
+                 "gland clamping 4-7 mm or wider", id="a gland for 3-6.5 mm cable, the LED cable about 6 mm"),
+    pytest.param({"hardware/bom.csv": ("M12 x 1.5 cable gland", "M16 x 1.5 cable gland")},
+                 "hardware/bom.csv: M16 x 1.5 cable gland, 15 mm thread, for 3.5-7 mm cable (12.5 mm hole): its M16 "
+                 "thread does not fit the 12.5 mm hole params.scad's gland_hole drills: buy an M12 gland, or drill "
+                 "gland_hole for M16", id="an M16 gland against the 12.5 mm hole"),
+    pytest.param({"hardware/bom.csv": ("for 3.5-7 mm cable (12.5 mm hole)", "for 3.5-7 mm cable")},
+                 "hardware/bom.csv: M12 x 1.5 cable gland, 15 mm thread, for 3.5-7 mm cable does not state the "
+                 "gland to buy", id="a gland row that drops a figure"),
+    pytest.param({"hardware/bom.csv": ('"Silicone wire 0.75 mm2 (18 AWG), red and black',
+                                       '"Silicone wire 0.5 mm2 (20 AWG), red and black')},
+                 "the bill of materials' Silicone wire 0.5 mm2 (20 AWG), red and black, 3 m each is 0.5 mm2 / 20 AWG "
+                 "wire, for W_edge_power, W_row0_power, W_row1_power, W_row2_power, W_row3_power, W_row4_power, which "
+                 "the diagram draws in 0.75 mm2 (rated 6 A): buy 0.75 mm2 wire for them",
+                 id="0.5 mm2 bought for the power pairs"),
+    pytest.param({"hardware/bom.csv": ('"Silicone wire 0.75 mm2 (18 AWG), red and black', '"Silicone wire, red and black')},
+                 "hardware/bom.csv: Silicone wire, red and black, 3 m each is bought by its words, for W_edge_power, "
+                 "W_row0_power, W_row1_power, W_row2_power, W_row3_power, W_row4_power, and states no gauge: say 0.75 "
+                 "mm2, the gauge the diagram draws them in", id="the silicone wire's gauge left out"),
+    pytest.param({"hardware/bom.csv": ("H03VV-F 3 x 0.75 mm2 (18 AWG), 1.5 m", "H03VV-F 2 x 0.75 mm2 (18 AWG), 1.5 m")},
+                 "the bill of materials' Three-core cable H03VV-F 2 x 0.75 mm2 (18 AWG), 1.5 m has 2 cores, for W_led, "
+                 "which the diagram draws with 3 wires: buy a cable of 3 cores", id="a 2-core LED cable"),
     pytest.param({"hardware/steps/step-4.svg": ('<polyline class="wire" data-wire="W_PADS_5A 3"',
                                                 '<polyline data-wire="W_PADS_5A 3"')},
                  "step 4's sheet (hardware/steps/step-4.svg) does not draw W_PADS_5A wire 3 (white, MPR121_5A E2 to "

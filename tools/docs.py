@@ -260,7 +260,11 @@ def bom() -> str:
         "and the wiring diagram's checks read: do not edit it by hand (`./dev docs` writes it again).*", "",
         "Everything one table needs, at typical prices before shipping: typical parts, and any equivalent will do. "
         "*Drawn as* is each part's label in the [wiring diagram](wiring.md), or *mechanical* for a part it does not "
-        "draw. [Step 1 of the build guide](guide.md#1-parts-and-tools) says which tools you need besides.", "",
+        "draw. [Step 1 of the build guide](guide.md#1-parts-and-tools) says which tools you need besides. A row whose "
+        "typical part names no maker's number (the H03VV-F cable, the silicone wire, the cable glands) is bought by its "
+        "words: match every figure in its part name (a gland's thread, thread length, clamping range and hole; a "
+        "cable's cores and cross-section), which the build's rules check against the design ([what was and was not "
+        "checked](guide.md#what-was-and-was-not-checked)).", "",
         guide.bom_table(), ""]
     return "\n".join(lines)
 

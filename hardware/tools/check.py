@@ -1,5 +1,6 @@
 """Every rule of the build at once, each file read whole: the pinout's, the wiring diagram's
-netlist and the bill of materials against it, the stripboard's, each step's wiring sheet, the
+netlist and the bill of materials against it (the rows bought by their words against the design's
+figures), the stripboard's, each step's wiring sheet, the
 enclosure's fit, the firmware's pins, and the files agreeing where two say one thing. A mistake that one file's rules cannot see
 (a strip of the wrong density in the bill, the I2C bus moved on the Pico but not on the stripboard)
 shows here, named with its fix.
@@ -36,6 +37,7 @@ def problems(checkout: Path = HARDWARE.parent) -> list[str]:
     except ValueError:  # a GP name the Pico does not have: the pinout's rules above name it
         return found
     found += wiring.problems(harness, wiring_) + wiring.bom_problems(harness, rows)
+    found += guide.specification_problems(rows, harness, shape)
     return found + stripboard.problems(stripboard.layout(), harness, rows) + sheet_problems(checkout, harness)
 
 

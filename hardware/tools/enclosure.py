@@ -383,6 +383,10 @@ def notch_fits(p: dict, thick: int, thin: int) -> bool:
 
 GLAND_THREAD_SPARE = 1.5
 """Thread a gland needs past its locknut: one turn of M12 x 1.5, so the nut is on whole."""
+GLAND_WALLS = {"the frame's rim": "rim", "the box's wall": "box_wall"}
+"""What each gland's thread goes through, by its params.scad name: the frame's back rim, the box's back wall."""
+GLAND_CABLES = {"the LED cable": "led_cable_od", "the I2C cable": "i2c_cable_od"}
+"""The cables the glands clamp, by the params.scad name of their diameter across the sheath."""
 
 
 def problems(p: dict, cells: int = 25) -> list[str]:
@@ -532,13 +536,13 @@ def problems(p: dict, cells: int = 25) -> list[str]:
     need(p["gland_nut"] / 2 - p["wall"] / 2 <= p["lit_border"] + p["card_stop_arm"]
          and p["gland_nut_depth"] <= p["lit_border"],
          "a gland's nut reaches past the corner stops into the lit border")
-    for where, thick in (("the frame's rim", p["rim"]), ("the box's wall", p["box_wall"])):
+    for where, thick in ((where, p[name]) for where, name in GLAND_WALLS.items()):
         need(thick + p["gland_nut_depth"] + GLAND_THREAD_SPARE <= p["gland_thread"],
              f"a gland's {_f(p['gland_thread'])} mm thread does not take {where} ({_f(thick)} mm), its locknut "
              f"({_f(p['gland_nut_depth'])} mm) and a turn to spare ({_f(GLAND_THREAD_SPARE)} mm): choose glands with a "
              f"thread of {_f(thick + p['gland_nut_depth'] + GLAND_THREAD_SPARE)} mm or more")
     low, high = p["gland_clamp"]
-    for what, across in (("the LED cable", p["led_cable_od"]), ("the I2C cable", p["i2c_cable_od"])):
+    for what, across in ((what, p[name]) for what, name in GLAND_CABLES.items()):
         need(low + p["gland_spare"] <= across <= high - p["gland_spare"],
              f"{what}, {_f(across)} mm across, is not {_f(p['gland_spare'])} mm inside the glands' "
              f"{_f(low)}-{_f(high)} mm: choose a gland whose range it sits well within")

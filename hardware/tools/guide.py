@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import math
 import re
 import sys
 from pathlib import Path
@@ -38,8 +39,15 @@ UNSOURCED = frozenset({
     "M12 x 1.5 cable gland, 15 mm thread, for 3.5-7 mm cable (12.5 mm hole)",
 })
 """The rows that still name their kind, not a part: no maker's number for them has been checked
-yet. The guide's *What was and was not checked* names each, and the rule below fails when one is
-sourced and still listed here, as when any other row loses its number."""
+yet, so each states a buyable specification that ``specification_problems`` checks against the
+design. The guide's *What was and was not checked* names each, and the rule below fails when one
+is sourced and still listed here, as when any other row loses its number."""
+
+
+def names_a_part(typical: str) -> bool:
+    """Whether a row's typical part names a maker and its number, not only the kind of part."""
+    maker = typical[:1].isupper() or typical[:1].isdigit()  # a maker's name first, not "any" nor "nylon"
+    return maker and PART_NUMBER.search(typical) is not None
 
 
 def orderable_problems(rows: list[dict[str, str]]) -> list[str]:
@@ -49,14 +57,78 @@ def orderable_problems(rows: list[dict[str, str]]) -> list[str]:
     for row in rows:
         typical = row["typical part or product"]
         needs = row["kind"] == "electrical" or "data sheet" in typical
-        numbered = typical[:1].isupper() or typical[:1].isdigit()  # a maker's name first, not "any" nor "nylon"
-        numbered = numbered and PART_NUMBER.search(typical) is not None
+        numbered = names_a_part(typical)
         if needs and not numbered and row["part"] not in UNSOURCED:
             found.append(f"hardware/bom.csv: {row['part']}: its typical part ({typical[:60]!r}) names no maker's part "
                          "number or order code: name one that fits, as the row's other words say")
         elif numbered and row["part"] in UNSOURCED:
             found.append(f"hardware/bom.csv: {row['part']} now names a part: take it off guide.UNSOURCED and the guide's "
                          "list of parts still to source")
+    return found
+
+
+GLAND = re.compile(r"\bM(?P<diameter>\d+) x (?P<pitch>\d+(?:\.\d+)?) cable gland, (?P<thread>\d+(?:\.\d+)?) mm "
+                   r"thread, for (?P<least>\d+(?:\.\d+)?)-(?P<most>\d+(?:\.\d+)?) mm cable "
+                   r"\((?P<hole>\d+(?:\.\d+)?) mm hole\)")
+"""A gland's buyable specification, as its row in the bill names it: its thread (diameter x pitch),
+the thread's length, the cables it clamps, the hole it wants."""
+GLAND_FORM = "'M<diameter> x <pitch> cable gland, <length> mm thread, for <least>-<most> mm cable (<hole> mm hole)'"
+SPARE = re.compile(r"(?P<mm>\d+(?:\.\d+)?) mm or more to spare")
+"""The margin in the clamping range a gland's row promises each cable ("1 mm or more to spare")."""
+HOLE_PLAY = 1.0
+"""How much wider than its thread a gland's hole may be, mm: this build's allowance for the thread
+the bill names to be the one the hole was drilled for, not a maker's figure."""
+
+
+def specification_problems(rows: list[dict[str, str]], harness: dict, shape: dict) -> list[str]:
+    """The rows bought by their words, not a maker's number, against the design's own figures: a
+    gland's thread against the hole params.scad drills, its length against each wall it goes
+    through with the locknut and a turn to spare, its clamping range against each cable's
+    diameter with the margin the row promises (params.scad's gland_spare where it promises none); a
+    wire's gauge stated (the wiring rules hold it to the diagram's, and that to the current it carries)."""
+    found = []
+    for row in rows:
+        part = row["part"]
+        if "gland" in part.lower():
+            found += gland_problems(row, shape)
+        cables = sorted(item for item in row["in the diagram"].split() if harness["cables"].get(item, {}).get("gauge"))
+        if cables and not names_a_part(row["typical part or product"]) and not diagram.GAUGES.search(part):
+            gauges = " and ".join(sorted({harness["cables"][cable]["gauge"] for cable in cables}))
+            found.append(f"hardware/bom.csv: {part} is bought by its words, for {', '.join(cables)}, and states no "
+                         f"gauge: say {gauges}, the gauge the diagram draws them in")
+    return found
+
+
+def gland_problems(row: dict[str, str], shape: dict) -> list[str]:
+    """A gland's row against the enclosure's hole, walls and cables (enclosure.GLAND_WALLS, GLAND_CABLES)."""
+    part = row["part"]
+    spec = GLAND.search(part)
+    if spec is None:
+        return [f"hardware/bom.csv: {part} does not state the gland to buy: name it as {GLAND_FORM}, the figures "
+                "the rules check"]
+    found = []
+    diameter, pitch, thread, hole = int(spec["diameter"]), float(spec["pitch"]), float(spec["thread"]), float(spec["hole"])
+    least, most, drilled = float(spec["least"]), float(spec["most"]), shape["gland_hole"]
+    if hole != drilled:
+        found.append(f"hardware/bom.csv: {part}: it asks for a {hole:g} mm hole; params.scad's gland_hole drills "
+                     f"{drilled:g} mm: say ({drilled:g} mm hole)")
+    if not diameter < drilled <= diameter + HOLE_PLAY:
+        found.append(f"hardware/bom.csv: {part}: its M{diameter} thread does not fit the {drilled:g} mm hole "
+                     f"params.scad's gland_hole drills: buy an M{math.ceil(drilled - HOLE_PLAY)} gland, or drill "
+                     f"gland_hole for M{diameter}")
+    nut = shape["gland_nut_depth"]
+    where, wall = max(((where, shape[name]) for where, name in enclosure.GLAND_WALLS.items()), key=lambda each: each[1])
+    if thread < wall + nut + pitch:
+        found.append(f"hardware/bom.csv: {part}: its {thread:g} mm thread does not take {where} ({wall:g} mm), its "
+                     f"locknut ({nut:g} mm) and a turn to spare ({pitch:g} mm): buy a long-thread gland, "
+                     f"{wall + nut + pitch:g} mm of thread or more")
+    promised = SPARE.search(row["what it is for"])
+    spare = float(promised["mm"]) if promised else shape["gland_spare"]
+    across = {what: shape[name] for what, name in enclosure.GLAND_CABLES.items()}
+    found += [f"hardware/bom.csv: {part}: {what}, {mm:g} mm across (params.scad's {enclosure.GLAND_CABLES[what]}), is "
+              f"not {spare:g} mm inside its {least:g}-{most:g} mm clamping range: buy a gland clamping "
+              f"{min(across.values()) - spare:g}-{max(across.values()) + spare:g} mm or wider"
+              for what, mm in across.items() if not least + spare <= mm <= most - spare]
     return found
 
 

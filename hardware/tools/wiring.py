@@ -67,6 +67,8 @@ DENSITY = re.compile(r"(\d+) LEDs/m")
 """How a strip's drawing and the bill's row state its LEDs a metre."""
 GAUGES = re.compile(r"\b\d+(?:\.\d+)? mm2|\b\d+ AWG\b")
 """A wire's gauge, as a cable's drawing and the bill's rows state it: "0.75 mm2", "26 AWG"."""
+CORES = re.compile(r"\b(\d+) x \d+(?:\.\d+)? mm2\b|\b(\d+) cores\b")
+"""A cable's cores, as the bill's rows state them: "3 x 0.75 mm2", "4 cores"."""
 STOCK = re.compile(r"ROW\d+|EDGE|PADS_\w+|GUARD")
 """The parts cut from a reel or a roll the bill buys by length (the strip's pieces, the copper
 foil's pads and guard), not bought one a piece."""
@@ -1190,8 +1192,8 @@ def bom_problems(harness: dict, rows: Iterable[dict[str, str]]) -> list[str]:
 
 def bought_problems(harness: dict, row: dict[str, str], items: set[str]) -> list[str]:
     """A row of the bill against the parts it is bought for: as many as the diagram draws (those
-    cut from stock aside), each IC's part number, a strip's LEDs a metre, and the gauge of each
-    cable drawn with one where the row states a gauge."""
+    cut from stock aside), each IC's part number, a strip's LEDs a metre, and the gauge and the
+    cores of each cable drawn where the row states them."""
     found = []
     part, words = row["part"], f"{row['part']} {row.get('typical part or product', '')}"
     pieces = sorted(item for item in items if item in harness["connectors"] and not STOCK.fullmatch(item))
@@ -1218,6 +1220,11 @@ def bought_problems(harness: dict, row: dict[str, str], items: set[str]) -> list
     found += [f"the bill of materials' {part} is {' / '.join(stated)} wire, for {', '.join(cables)}, which the diagram "
               f"draws in {gauge}" + (f" (rated {AMPACITY_MA[gauge] / 1000:g} A)" if gauge in AMPACITY_MA else "")
               + f": buy {gauge} wire for them" for gauge, cables in sorted(by_gauge.items())]
+    if cores := CORES.search(part):
+        bought = int(cores[1] or cores[2])
+        found += [f"the bill of materials' {part} has {bought} cores, for {item}, which the diagram draws with {wires} "
+                  f"wires: buy a cable of {wires} cores" for item in sorted(items & set(harness["cables"]))
+                  if (wires := harness["cables"][item]["wirecount"]) > bought]
     return found
 
 
