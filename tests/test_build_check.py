@@ -93,6 +93,10 @@ STRIP = "WS2812B LED strip 60 LEDs/m 5 V 5 m reel"
     pytest.param({"hardware/bom.csv": ("H03VV-F 3 x 0.75 mm2 (18 AWG), 1.5 m", "H03VV-F 2 x 0.75 mm2 (18 AWG), 1.5 m")},
                  "the bill of materials' Three-core cable H03VV-F 2 x 0.75 mm2 (18 AWG), 1.5 m has 2 cores, for W_led, "
                  "which the diagram draws with 3 wires: buy a cable of 3 cores", id="a 2-core LED cable"),
+    pytest.param({"hardware/bom.csv": ("Littelfuse FHAC0001ZXJ (DigiKey F3209-ND)", "any ATO/ATC in-line holder")},
+                 "hardware/bom.csv: Inline blade fuse holder (ATO) with leads: its typical part ('any ATO/ATC in-line "
+                 "holder') names no maker's part number or order code: name one that fits, as the row's other words say",
+                 id="a fuse holder bought as 'any'"),
     pytest.param({"hardware/steps/step-4.svg": ('<polyline class="wire" data-wire="W_PADS_5A 3"',
                                                 '<polyline data-wire="W_PADS_5A 3"')},
                  "step 4's sheet (hardware/steps/step-4.svg) does not draw W_PADS_5A wire 3 (white, MPR121_5A E2 to "

@@ -37,7 +37,7 @@ def problems(checkout: Path = HARDWARE.parent) -> list[str]:
     except ValueError:  # a GP name the Pico does not have: the pinout's rules above name it
         return found
     found += wiring.problems(harness, wiring_) + wiring.bom_problems(harness, rows)
-    found += guide.specification_problems(rows, harness, shape)
+    found += guide.specification_problems(rows, harness, shape) + guide.orderable_problems(rows)
     return found + stripboard.problems(stripboard.layout(), harness, rows) + sheet_problems(checkout, harness)
 
 
