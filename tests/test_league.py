@@ -283,6 +283,16 @@ def two_cafes_coded(tmp_path) -> tuple[dict[str, Book], list[tuple[str, str, Nig
     return books, [("bar-roma", "r1", roma), ("bar-milano", "m1", milano)]
 
 
+def admitted(league: League, played: tuple[str, str, Night]) -> None:
+    """The organiser counts a night the league held for a team's code away from its home café
+    (issue 76, 1): the team plays at that café too."""
+    from pi_table.fleet.league import RESTORED, WAITING
+
+    cafe, host, night = played
+    assert league.standing((cafe, host, night.id)).state == WAITING
+    league.keep(league.decision(RESTORED, (cafe, host, night.id), "organiser", "the team plays at both cafés"))
+
+
 def test_a_teams_league_code_keeps_it_one_team_whatever_its_name_and_a_new_team_registers_at_its_first_night(tmp_path):
     """Issue 64: a team is matched by its code first (the roster's name for it shown), then by the
     roster's name for a code, then by its own name; a code the roster does not know registers the
@@ -291,6 +301,7 @@ def test_a_teams_league_code_keeps_it_one_team_whatever_its_name_and_a_new_team_
     league = League("spring", teams={"OWL7": "The Owls", "FOX1": "Foxes"})
     for cafe, host, night in played:
         assert league.take(*sent(night, cafe, host))
+    admitted(league, played[1])  # OWL7, at home at Rome, played at Milan too
     lines = {line.key: line for line in league.season()}
     assert set(lines) == {"OWL7", "FOX1", "NEW9", "moles", "herons", "otters"}
     assert (lines["OWL7"].team, lines["OWL7"].code, lines["OWL7"].nights) == ("The Owls", "OWL7", 2)
@@ -342,6 +353,7 @@ def test_the_season_as_a_workbook_reads_back_as_its_csv_overall_and_a_sheet_a_ca
     league = League("spring", teams={"OWL7": "The Owls"})
     for cafe, host, night in played:
         league.take(*sent(night, cafe if cafe == "bar-roma" else "bar:milano?", host))
+    admitted(league, ("bar:milano?", *played[1][1:]))
     book = load_workbook(io.BytesIO(league.xlsx()))
     assert book.sheetnames == ["season", "bar-roma", "bar_milano_"]  # the cafés by their names
 
@@ -1108,6 +1120,130 @@ def test_the_organiser_signs_in_and_merges_two_teams_on_the_page_which_the_roste
             assert b'action="/merge"' not in fetch("/")[1]
         finally:
             page.stop()
+
+
+def won_as(book: Book, tables: list[str], teams: list[str], winner, codes: dict[str, str] | None = None) -> Night:
+    """A night hosted on ``tables[0]`` of three rounds, each pair's game won by ``winner(pair's teams)``, closed."""
+    from pi_table.engine.endings import Termination
+    from pi_table.night.games import Game
+
+    night = book.open("League night", ["codenames"], tables)
+    for name in teams:
+        book.join(name, code=(codes or {}).get(name, ""))
+    for _ in range(3):
+        book.propose()
+        made = book.confirm(over=True)
+        for pair in made.pairs:
+            book.record(Game(f"{pair.table}-{night.id}-{made.number}", pair.table, "codenames", pair.teams,
+                             winner(pair.teams), Termination.ALL_AGENTS_FOUND, 3, None, made.number, book.clock(), 0))
+    return book.close(over=True)
+
+
+def owls_at_home_and_a_ghost_night_at_rome(tmp_path) -> tuple[League, Night, Night]:
+    """Issue 76, 1: Milan's team OWL7 wins each game of its night at home; then Rome, with its own
+    credential and under its own prefix, sends a well-formed night in which OWL7 loses every game
+    to three "Ghost" teams. The league has heard both."""
+    milano = won_as(Book(tmp_path / "milano", clock=Clock(START)), ["m1", "m2"], ["Owls", "Herons", "Otters", "Lynx"],
+                    lambda teams: "Owls" if "Owls" in teams else teams[0], {"Owls": "OWL7"})
+    roma = won_as(Book(tmp_path / "roma", clock=Clock(START + 86400)), ["r1", "r2"],
+                  ["Owls", "Ghost 1", "Ghost 2", "Ghost 3"],
+                  lambda teams: next(t for t in teams if t != "Owls") if "Owls" in teams else teams[0], {"Owls": "OWL7"})
+    league = League("spring", cafes={"bar-milano": ["m1", "m2"], "bar-roma": ["r1", "r2"]}, teams={"OWL7": "The Owls"},
+                    clock=lambda: START + 2 * 86400)
+    league.take(*sent(milano, "bar-milano", "m1"))
+    return league, milano, roma
+
+
+def test_a_night_that_uses_a_teams_code_away_from_its_home_cafe_waits_for_the_organiser(tmp_path):
+    """Issue 76, 1 (the reproduction): Rome's night with Milan's OWL7 losing every game is counted
+    at once no more: it is held, whole, out of the season (OWL7's line and rating as they were, no
+    Ghost in the season) and waits on the page for the organiser, naming the code away from home.
+    Voided, it stays out; restored, it counts (and Rome is a home of OWL7's from then on); voided
+    again, OWL7's standing and rating come back. Each event stays in the league's history."""
+    from pi_table.fleet.league import COUNTED, HELD, RESTORED, VOIDED, WAITING
+
+    league, milano, roma = owls_at_home_and_a_ghost_night_at_rome(tmp_path)
+    owls = next(line for line in league.season() if line.key == "OWL7")
+    assert (owls.played, owls.lost) == (3, 0)
+    league.take(*sent(roma, "bar-roma", "r1"))
+    after = next(line for line in league.season() if line.key == "OWL7")
+    assert (after.played, after.lost, after.ordinal) == (owls.played, owls.lost, owls.ordinal)
+    assert not any(line.key.startswith("ghost") for line in league.season())
+    rome = ("bar-roma", "r1", roma.id)
+    assert league.standing(rome).state == WAITING and league.standing(rome).away == ("OWL7",)
+    shown_night = next(n for c in league.to_json()["cafes"] if c["cafe"] == "bar-roma" for n in c["nights"])
+    assert (shown_night["state"], shown_night["away"]) == ("held", ["OWL7"])
+    home = [("bar-milano", milano)]
+    assert shown(league.season(), league) == recomputed(home, Scoring(), {"owls": "OWL7"})
+
+    def decide(event: str, why: str) -> None:
+        league.keep(league.decision(event, rome, "organiser · 1a2b3c", why))
+
+    decide(VOIDED, "OWL7 is Milan's: Rome's director picked the wrong code")
+    assert league.standing(rome).state == VOIDED
+    assert shown(league.season(), league) == recomputed(home, Scoring(), {"owls": "OWL7"})
+    decide(RESTORED, "counted after all, to show it")
+    assert league.standing(rome).state == COUNTED
+    counted = next(line for line in league.season() if line.key == "OWL7")
+    assert (counted.played, counted.lost) == (6, 3) and counted.ordinal < owls.ordinal
+    assert shown(league.season(), league) == recomputed([*home, ("bar-roma", roma)], Scoring(), {"owls": "OWL7"})
+    decide(VOIDED, "void after all")
+    back = next(line for line in league.season() if line.key == "OWL7")
+    assert (back.played, back.lost, back.ordinal) == (owls.played, owls.lost, owls.ordinal)
+    with pytest.raises(LeagueRefused, match="void already"):
+        league.decision(VOIDED, rome, "organiser", "twice")
+    with pytest.raises(LeagueRefused, match="only a night that counts can be held"):
+        league.decision(HELD, rome, "organiser", "held")
+    assert [(d.event, d.by, d.at) for d in league.history] == [(VOIDED, "organiser · 1a2b3c", START + 2 * 86400),
+                                                                (RESTORED, "organiser · 1a2b3c", START + 2 * 86400),
+                                                                (VOIDED, "organiser · 1a2b3c", START + 2 * 86400)]
+    assert league.to_json()["history"][0]["why"] == \
+        "OWL7 is Milan's: Rome's director picked the wrong code"
+
+
+def test_the_organiser_holds_restores_and_edits_a_result_and_the_season_is_the_nights_as_decided(tmp_path):
+    """Issue 76, 1: a night held counts for nothing until restored; an edit of a result is the
+    night's own staff's result over the café's (the season equal to the café's own book corrected
+    alike, at the same time), edited back as the café sent it; each event kept with who, when and
+    why, and sent down with the season (``schema.SEASON`` reads it back); a reason is needed."""
+    from pi_table.fleet.league import AS_SENT, EDITED, HELD, RESTORED, WAITING
+
+    now = [START + 30 * 86400]
+    books, played = two_cafes(tmp_path, random.Random(21))
+    league = League("spring", clock=lambda: now[0])
+    for cafe, host, night in played:
+        league.take(*sent(night, cafe, host))
+    own = [(c, books[c].night_of(n.id)) for c, _, n in played]
+    cafe, host, night = played[2]
+    key = (cafe, host, night.id)
+    league.keep(league.decision(HELD, key, "organiser", "a result is disputed"))
+    assert league.standing(key).state == WAITING
+    assert shown(league.season(), league) == recomputed([n for n in own if n[1].id != night.id], Scoring())
+    league.keep(league.decision(RESTORED, key, "organiser", "settled"))
+    assert shown(league.season(), league) == recomputed(own, Scoring())
+    pair = night.rounds[1].pairs[0]
+    loser = next(team for team in pair.teams if team != night.slots()[(2, pair.table)].winner)
+    now[0] += 60
+    league.keep(league.decision(EDITED, key, "organiser", "the sheet says the other team won", 2, pair.table, "won",
+                                loser))
+    books[cafe].clock = lambda: now[0]
+    corrected = books[cafe].correct(night.id, 2, pair.table, "won", "organiser", winner=loser)
+    edited = [(c, corrected if n.id == night.id else n) for c, n in own]
+    assert shown(league.season(), league) == recomputed(edited, Scoring())
+    with pytest.raises(LeagueRefused, match="a win or a forfeit names one of the pair"):
+        league.decision(EDITED, key, "organiser", "no", 2, pair.table, "won", "Nobody")
+    with pytest.raises(LeagueRefused, match="a round's pair of the night"):
+        league.decision(EDITED, key, "organiser", "no", 9, pair.table, "void")
+    with pytest.raises(NameRefused, match="cannot be empty"):
+        league.decision(RESTORED, key, "organiser", "  ")
+    league.keep(league.decision(EDITED, key, "organiser", "the sheet was wrong", 2, pair.table, AS_SENT))
+    assert shown(league.season(), league) == recomputed(own, Scoring())
+    with pytest.raises(LeagueRefused, match="nothing to edit back"):
+        league.decision(EDITED, key, "organiser", "again", 2, pair.table, AS_SENT)
+    assert [d.event for d in league.history] == [HELD, RESTORED, EDITED, EDITED]
+    down = schema.parse("league.season", json.dumps({**league.down(), "at": START}).encode())
+    assert [(d["event"], d["why"]) for d in down["history"]] == [(d.event, d.why) for d in league.history]
+    assert down["history"][2]["winner"] == loser and down["history"][3]["result"] == AS_SENT
 
 
 def league_key(league: League, line: league_.SeasonLine) -> str:

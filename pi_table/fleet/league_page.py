@@ -241,8 +241,7 @@ class LeaguePage(ServerThread):
         while not self._stopping.wait(SEASON_EVERY_S):
             version = self.league.version
             if version != self._sent_version and self.connected.is_set():
-                season = json.dumps({"league": self.league.name, "at": time.time(),
-                                     "season": [line.to_json() for line in self.league.season()]})
+                season = json.dumps({**self.league.down(), "at": time.time()})
                 self.client.publish(season_topic(self.league.name), season, qos=0, retain=True)
                 self._sent_version = version
 
