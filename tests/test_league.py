@@ -1085,6 +1085,11 @@ def test_the_organiser_signs_in_and_merges_two_teams_on_the_page_which_the_roste
             status, signed_in = fetch("/login", {"password": "organiser-secret"})
             assert status == 200 and b'action="/merge"' in signed_in
             token = re.search(rb'name="csrf" value="([^"]+)"', signed_in).group(1).decode()
+            cafe, host, night = played[1]  # OWL7, at home at Rome, played at Milan too: the organiser counts it
+            assert fetch("/night", {"csrf": token, "cafe": cafe, "host": host, "night": night.id, "event": "restore",
+                                    "why": "the team plays at both cafés"})[0] == 200
+            restored = roster.read_text()
+            assert restored.startswith('[teams]\nOWL7 = "The Owls"\n') and 'event = "restore"' in restored
             keys = {line.key for line in page.league.season()}
             assert {"moles", "otters"} <= keys  # one team, as Moles at one café and Otters at the other
             assert fetch("/merge", {"csrf": "forged", "duplicate": "otters", "into": "moles"})[0] == 403
@@ -1092,11 +1097,11 @@ def test_the_organiser_signs_in_and_merges_two_teams_on_the_page_which_the_roste
                          origin="http://elsewhere.example")[0] == 403
             status, refused = fetch("/merge", {"csrf": token, "duplicate": "otters", "into": "otters"})
             assert status == 409 and b"not one twice" in refused
-            assert not (tmp_path / "roster.toml.good").exists() and page.league.merged == {}
+            assert roster.read_text() == restored and page.league.merged == {}
             status, merged = fetch("/merge?lang=it", {"csrf": token, "duplicate": "otters", "into": "moles"})
             assert status == 200 and b"Otters e Moles sono una sola squadra" in merged
             assert read_roster(roster).merged == {"otters": "moles"}
-            assert (tmp_path / "roster.toml.good").read_text() == '[teams]\nOWL7 = "The Owls"\n'
+            assert (tmp_path / "roster.toml.good").read_text() == restored
             season = page.league.season()
             assert "otters" not in {line.key for line in season}
             moles = next(line for line in season if line.key == "moles")
@@ -1246,6 +1251,90 @@ def test_the_organiser_holds_restores_and_edits_a_result_and_the_season_is_the_n
     assert down["history"][2]["winner"] == loser and down["history"][3]["result"] == AS_SENT
 
 
+def test_the_organiser_voids_restores_and_edits_on_the_page_which_the_roster_keeps_for_the_next_start(tmp_path):
+    """Issue 76, 1: the page shows a night the league held (a team's code away from home) to
+    everyone, waiting for the organiser; signed in, the organiser voids, restores and edits a
+    result with forms of the page's origin and its session's token, each with a reason (refusals
+    said in words, in the page's language); each event is written to the roster's [[history]]
+    (the file before kept beside it), so a page started again folds the same season."""
+    import http.cookiejar
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    from pi_table.config import broker as broker_config
+    from pi_table.fleet.dashboard import hash_password
+    from pi_table.fleet.league import COUNTED, VOIDED
+    from pi_table.fleet.league_page import LeaguePage, read_roster
+
+    _, milano, roma = owls_at_home_and_a_ghost_night_at_rome(tmp_path)
+    roster = tmp_path / "roster.toml"
+    roster.write_text('[cafes]\nbar-milano = ["m1", "m2"]\nbar-roma = ["r1", "r2"]\n\n[teams]\nOWL7 = "The Owls"\n')
+    page = LeaguePage(broker_config("mqtt://127.0.0.1:1"), read_roster(roster).league("spring"), "127.0.0.1", 0,
+                      client_id="league-decisions", password_hash=hash_password("organiser-secret"), roster=roster)
+    for cafe, host, night in (("bar-milano", "m1", milano), ("bar-roma", "r1", roma)):
+        page.league.take(*sent(night, cafe, host))
+    rome = {"cafe": "bar-roma", "host": "r1", "night": roma.id}
+    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+
+    def fetch(path: str, form: dict[str, str] | None = None, origin: str | None = None) -> tuple[int, str]:
+        asked = urllib.request.Request(page.url + path, data=None if form is None else
+                                       urllib.parse.urlencode(form).encode(), headers={"Origin": origin} if origin else {})
+        try:
+            with browser.open(asked, timeout=10) as answer:
+                return answer.status, answer.read().decode()
+        except urllib.error.HTTPError as refused:
+            return refused.code, refused.read().decode()
+
+    page.start()
+    try:
+        status, shown_page = fetch("/")
+        assert status == 200 and "Nights waiting for the organiser" in shown_page
+        assert "held: a team&#x27;s code away from its home café (OWL7)" in shown_page
+        assert 'action="/night"' not in shown_page and 'action="/result"' not in shown_page
+        assert 'type="password"' in fetch("/night", {**rome, "event": "void", "why": "no session"})[1]  # to the login
+        status, signed = fetch("/login", {"password": "organiser-secret"})
+        assert status == 200 and 'action="/night"' in signed and 'action="/result"' in signed
+        token = re.search(r'name="csrf" value="([^"]+)"', signed).group(1)
+        void = {**rome, "csrf": token, "event": "void", "why": "OWL7 is Milan's team"}
+        assert fetch("/night", {**void, "csrf": "forged"})[0] == 403
+        assert fetch("/night", void, origin="http://elsewhere.example")[0] == 403
+        status, said = fetch("/night", {**void, "why": "  "})
+        assert status == 409 and "a reason cannot be empty" in said
+        status, said = fetch("/night?lang=it", {**void, "event": "hold"})
+        assert status == 409 and "si può sospendere solo una serata che conta" in said
+        status, said = fetch("/night", {**void, "night": "20261118-000000"})
+        assert status == 409 and "the league keeps no such night" in said
+        status, said = fetch("/result", {**rome, "csrf": token, "slot": "x", "outcome": "won:0", "why": "?"})
+        assert status == 400 and "an edit names a round&#x27;s pair of a night of the league" in said
+        assert not (tmp_path / "roster.toml.good").exists() and page.league.history == []
+        status, said = fetch("/night", void)
+        assert status == 200 and "The night League night is void: it counts for nothing." in said
+        assert page.league.standing(tuple(rome.values())).state == VOIDED
+        assert "void: OWL7 is Milan&#x27;s team" in said and "The league's history" in said
+        assert (tmp_path / "roster.toml.good").read_text().startswith("[cafes]")
+        assert fetch("/night", {**void, "event": "restore", "why": "counted to edit it"})[0] == 200
+        pair = roma.rounds[0].pairs[0]
+        owls = pair.teams.index("Owls") if "Owls" in pair.teams else 0
+        status, said = fetch("/result", {**rome, "csrf": token, "slot": f"1/{pair.table}", "outcome": f"won:{owls}",
+                                         "why": "the score sheet says so"})
+        assert status == 200 and "The result is edited" in said and "(edited by the organiser)" in said
+        assert page.league.standing(tuple(rome.values())).state == COUNTED
+        assert [(d.event, d.by.split(" · ")[0]) for d in page.league.history] == \
+            [("void", "organiser"), ("restore", "organiser"), ("edit", "organiser")]
+        assert page.league.history[-1].winner == pair.teams[owls]
+        italian = fetch("/?lang=it")[1]
+        assert "Lo storico della lega" in italian and "ha annullato la serata League night di bar-roma" in italian
+        again = read_roster(roster).league("spring")  # the page started again: the roster's events, the broker's nights
+        for cafe, host, night in (("bar-milano", "m1", milano), ("bar-roma", "r1", roma)):
+            again.take(*sent(night, cafe, host))
+        assert again.history == page.league.history
+        assert shown(again.season(), again) == shown(page.league.season(), page.league)
+        assert [d["event"] for d in again.down()["history"]] == ["void", "restore", "edit"]
+    finally:
+        page.stop()
+
+
 def league_key(league: League, line: league_.SeasonLine) -> str:
     return line.key
 
@@ -1261,6 +1350,11 @@ def league_key(league: League, line: league_.SeasonLine) -> str:
     ("[scoring]\nbest = \"two\"\n", "a league counts a team's best"),
     ("[merged]\nlynx = 3\n", "merged.lynx should be the name of the team it is merged into"),
     ("cafes = [", "is not TOML in UTF-8"),
+    ("history = 3\n", "history should be the organiser's events, [[history]]"),
+    ('[[history]]\nevent = "erase"\ncafe = "c"\nhost = "h"\nnight = "n"\nby = "b"\nat = 1\nwhy = "w"\n',
+     "history's event 1 should be an event as the page writes it"),
+    ('[[history]]\nevent = "edit"\ncafe = "c"\nhost = "h"\nnight = "n"\nby = "b"\nat = 1\nwhy = "w"\nround = 1\n'
+     'table = "t"\nresult = "won"\n', "history's event 1 should be an event as the page writes it"),
 ])
 def test_a_roster_out_of_its_kind_names_the_file_the_key_and_what_was_expected(tmp_path, text, why):
     from pi_table.fleet.league_page import RosterError, read_roster

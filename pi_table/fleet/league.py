@@ -106,6 +106,10 @@ class LeagueRefused(Refusal):
     """What the organiser asked of the league cannot be done: the sentence says what is expected."""
 
 
+class DecisionRefused(PiTableError, ValueError):
+    """An organiser's event, as the roster keeps it, out of its kind: the message says what is expected."""
+
+
 class ScoringRefused(PiTableError, ValueError):
     """A league's way of counting its nights out of its kind: the message says what is expected."""
 
@@ -248,24 +252,24 @@ class Decision:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Decision:
-        """An event as ``to_json`` wrote it (the roster's ``[[history]]``); ValueError (KeyError,
-        TypeError) when it is not one."""
+        """An event as ``to_json`` wrote it (the roster's ``[[history]]``); DecisionRefused (KeyError)
+        when it is not one."""
         event = str(data["event"])
         if event not in DECISIONS:
-            raise ValueError(f"an event is one of {', '.join(DECISIONS)}")
+            raise DecisionRefused(f"an event is one of {', '.join(DECISIONS)}")
         cafe, host, night, by, why = texts = [data[name] for name in ("cafe", "host", "night", "by", "why")]
         if not all(isinstance(text, str) and text for text in texts):
-            raise ValueError("an event names its café, table, night, who and why")
+            raise DecisionRefused("an event names its café, table, night, who and why")
         at = data["at"]
         if isinstance(at, bool) or not isinstance(at, (int, float)):
-            raise TypeError("an event's time is a number of seconds")
+            raise DecisionRefused("an event's time is a number of seconds")
         if event != EDITED:
             return cls(event, cafe, host, night, by, float(at), why)
         number, table, result, winner = data["round"], data["table"], data["result"], data.get("winner")
         if isinstance(number, bool) or not isinstance(number, int) or number < 1 or not isinstance(table, str) \
                 or result not in OUTCOMES or (winner is not None) != (result in (WON, FORFEIT)) \
                 or not isinstance(winner, (str, type(None))):
-            raise ValueError("an edit names a round, a table, a result and its winner")
+            raise DecisionRefused("an edit names a round, a table, a result and its winner")
         return cls(event, cafe, host, night, by, float(at), why, number, table, result, winner)
 
     def night_event(self) -> Event:
@@ -501,7 +505,6 @@ class League:
         with self._lock:
             if len(self.history) >= MOST_DECISIONS:
                 raise LeagueRefused("the league's history is full")
-            night = self.nights[key].night
             standing_edits = edits(self.history, key)
         if event == VOIDED and standing.state == VOIDED:
             raise LeagueRefused("this night is void already")
@@ -510,10 +513,10 @@ class League:
         if event == RESTORED and standing.state == COUNTED:
             raise LeagueRefused("this night counts already: nothing to restore")
         if event == EDITED:
-            pair = night.rounds[number - 1].pair_at(table) if 0 < number <= len(night.rounds) else None
+            pair = self.pair(key, number, table)
             if pair is None:
                 raise LeagueRefused("an edit names a round's pair of the night")
-            if result not in OUTCOMES or (result in (WON, FORFEIT)) != (winner in pair.teams):
+            if result not in OUTCOMES or (result in (WON, FORFEIT)) != (winner in pair):
                 raise LeagueRefused("an edit makes a result of the night's: a win or a forfeit names one of the pair")
             if result == AS_SENT and (number, table) not in standing_edits:
                 raise LeagueRefused("this result is as the café sent it: nothing to edit back")
@@ -521,6 +524,14 @@ class League:
         if event not in DECISIONS:
             raise LeagueRefused("the organiser voids, holds or restores a night, or edits a result")
         return Decision(event, key[0], key[1], key[2], by, self.clock(), why)
+
+    def pair(self, key: Key, number: int, table: str) -> tuple[str, str] | None:
+        """The teams round ``number`` of the night ``key`` put at ``table`` (None: no such pair)."""
+        with self._lock:
+            held = self.nights.get(key)
+        rounds = [] if held is None else held.night.rounds
+        pair = rounds[number - 1].pair_at(table) if 0 < number <= len(rounds) else None
+        return None if pair is None else pair.teams
 
     def keep(self, decision: Decision) -> None:
         """The organiser's event ``decision`` (``decision``'s) in the league's history, the season
