@@ -15,64 +15,23 @@ from collections.abc import Iterator
 
 import paho.mqtt.client as mqtt
 import pytest
-from openskill.models import PlackettLuce
 
 from pi_table.bench.league import play_night
 from pi_table.config import FleetConfig
 from pi_table.fleet import league as league_
 from pi_table.fleet import schema
-from pi_table.fleet.league import League, LeagueRefused, Scoring, night_topic, record, team_key
+from pi_table.fleet.league import League, LeagueRefused, Scoring, night_topic, record
 from pi_table.night.book import Book
-from pi_table.night.names import NameRefused, folded
+from pi_table.night.names import NameRefused
 from pi_table.night.standings import standings
 from pi_table.night.state import Night
 from pi_table.night.state import fold as fold_night
 
 from helpers_fleet import LEAGUE_START as START
 from helpers_fleet import CafeClock as Clock
-from helpers_fleet import sent, two_cafes
+from helpers_fleet import recomputed, sent, shown, two_cafes
 
 STAFF = "staff · 1a2b3c"
-def recomputed(nights: list[tuple[str, Night]], scoring: Scoring, merged: dict[str, str] | None = None) -> list[tuple]:
-    """The season from the cafés' own nights, by the rules: each night's points as the night's
-    standings give them (or the scale at its place), summed (or a team's best N), then openskill's
-    Plackett-Luce over every result played at a table, in the order decided; ordered by points, then
-    the rating (mu - 3 sigma)."""
-    merged = merged or {}
-    model = PlackettLuce()
-
-    def key(name: str) -> str:
-        return team_key(merged.get(folded(name), folded(name)))
-
-    points: dict[str, list[float]] = {}
-    ratings: dict[str, object] = {}
-    games = []
-    for cafe, night in nights:
-        for line in night.standings():
-            if scoring.points == "night":
-                scored = line.points
-            else:
-                scored = scoring.scale[line.place - 1] if line.place <= len(scoring.scale) else 0.0
-            points.setdefault(key(line.team), []).append(scored)
-        for result in night.counted():
-            if result.how == "played":
-                games.append((result.at, f"{cafe}/{night.host or 't'}/{night.id}/{result.id}", result))
-    for team in points:
-        ratings[team] = model.rating(name=team)
-    for _, _, result in sorted(games, key=lambda g: (g[0], g[1])):
-        first, second = key(result.teams[0]), key(result.teams[1])
-        ranks = [1, 1] if result.winner is None else [1, 2] if key(result.winner) == first else [2, 1]
-        [[ratings[first]], [ratings[second]]] = model.rate([[ratings[first]], [ratings[second]]], ranks=ranks)
-    season = []
-    for team, scored in points.items():
-        best = sorted(scored, reverse=True)[:scoring.best] if scoring.best else scored
-        rating = ratings[team]
-        season.append((team, len(scored), sum(best), round(rating.mu - 3 * rating.sigma, 6)))  # type: ignore[attr-defined]
-    return sorted(season, key=lambda line: (-line[2], -line[3]))
-
-
-def shown(season: list[league_.SeasonLine], league: League) -> list[tuple]:
-    return [(line.key, line.nights, line.points, round(line.ordinal, 6)) for line in season]
 
 
 @pytest.mark.parametrize("scoring", [Scoring(), Scoring("places", (10, 6, 4, 3, 2, 1)), Scoring("night", best=2),
