@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 
 from pi_table.bench.league import play_night
 from pi_table.engine import Guess, Rules
-from pi_table.fleet.league import League, night_topic, record
+from pi_table.fleet.league import League, Scoring, SeasonLine, night_topic, record, team_key
 from pi_table.night.book import Book
+from pi_table.night.names import folded
 from pi_table.night.state import Night
 
 from helpers import ROOT, openssl, require_tools, wait_for
@@ -236,6 +237,51 @@ def sent(night: Night, cafe: str, host: str) -> tuple[str, bytes]:
     message = record(night, cafe, host)
     assert message is not None
     return night_topic("spring", cafe, host, night.id), json.dumps(message).encode()
+
+
+def recomputed(nights: list[tuple[str, Night]], scoring: Scoring, merged: dict[str, str] | None = None) -> list[tuple]:
+    """The season from the cafés' own nights, by the rules: each night's points as the night's
+    standings give them (or the scale at its place), summed (or a team's best N), then openskill's
+    Plackett-Luce over every result played at a table, in the order decided; ordered by points, then
+    the rating (mu - 3 sigma)."""
+    from openskill.models import PlackettLuce
+
+    merged = merged or {}
+    model = PlackettLuce()
+
+    def key(name: str) -> str:
+        return team_key(merged.get(folded(name), folded(name)))
+
+    points: dict[str, list[float]] = {}
+    ratings: dict[str, object] = {}
+    games = []
+    for cafe, night in nights:
+        for line in night.standings():
+            if scoring.points == "night":
+                scored = line.points
+            else:
+                scored = scoring.scale[line.place - 1] if line.place <= len(scoring.scale) else 0.0
+            points.setdefault(key(line.team), []).append(scored)
+        for result in night.counted():
+            if result.how == "played":
+                games.append((result.at, f"{cafe}/{night.host or 't'}/{night.id}/{result.id}", result))
+    for team in points:
+        ratings[team] = model.rating(name=team)
+    for _, _, result in sorted(games, key=lambda g: (g[0], g[1])):
+        first, second = key(result.teams[0]), key(result.teams[1])
+        ranks = [1, 1] if result.winner is None else [1, 2] if key(result.winner) == first else [2, 1]
+        [[ratings[first]], [ratings[second]]] = model.rate([[ratings[first]], [ratings[second]]], ranks=ranks)
+    season = []
+    for team, scored in points.items():
+        best = sorted(scored, reverse=True)[:scoring.best] if scoring.best else scored
+        rating = ratings[team]
+        season.append((team, len(scored), sum(best), round(rating.mu - 3 * rating.sigma, 6)))  # type: ignore[attr-defined]
+    return sorted(season, key=lambda line: (-line[2], -line[3]))
+
+
+def shown(season: list[SeasonLine], league: League) -> list[tuple]:
+    """A season's lines as ``recomputed`` gives them: each team's key, nights, points and rating."""
+    return [(line.key, line.nights, line.points, round(line.ordinal, 6)) for line in season]
 
 
 def two_cafes(tmp_path, rng: random.Random) -> tuple[dict[str, Book], list[tuple[str, str, Night]]]:

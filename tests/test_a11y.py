@@ -337,7 +337,8 @@ def test_axe_finds_nothing_serious_on_the_fleet_dashboard(broker, browser, axe, 
 
 def test_axe_finds_nothing_serious_on_the_league_page_and_it_writes_its_numbers_and_dates_in_the_readers_language(
         broker, browser, axe, lang, tmp_path):
-    """Issue 73: the league's page, a visitor's and the organiser's sign-in, at every width; its
+    """Issue 73: the league's page, a visitor's and the organiser's sign-in, at every width (and
+    issue 76: with nights held and void, the organiser's forms opened and sent by keyboard); its
     ratings and the cafés' last contact written by Intl in the page's language (no ISO date, no
     "9.28" in Italian), its time zone said once, a refused night said in words; and it keeps
     itself up to date by fetch into a polite live region: the page is never loaded again."""
@@ -346,7 +347,7 @@ def test_axe_finds_nothing_serious_on_the_league_page_and_it_writes_its_numbers_
 
     from pi_table.config import broker as broker_config
     from pi_table.fleet.dashboard import hash_password
-    from pi_table.fleet.league import night_topic
+    from pi_table.fleet.league import EDITED, HELD, VOIDED, night_topic
     from pi_table.fleet.league_page import LeaguePage
 
     from helpers_fleet import sent, two_cafes_season
@@ -378,8 +379,36 @@ def test_axe_finds_nothing_serious_on_the_league_page_and_it_writes_its_numbers_
         # no night refused now, and the stranger's café, heard from by no night the league keeps, is gone too
         assert page.locator("#season h2").all_inner_texts() == [h for h in headings[:-1] if "bar-napoli" not in h]
         pages.close(page)
-        pages.done()
         assert loads == []  # the page was never loaded again
+        # issue 76, 1: a night held, one voided and a result edited, shown to a visitor and to the organiser, whose
+        # forms open, fill and send from the keyboard alone
+        league = served.league
+        for event, (cafe, host, night) in ((HELD, played[1]), (VOIDED, played[3])):
+            league.keep(league.decision(event, (cafe, host, night.id), "organiser", "a result is disputed"))
+        cafe, host, night = played[0]
+        pair = night.rounds[0].pairs[0]
+        league.keep(league.decision(EDITED, (cafe, host, night.id), "organiser", "the score sheet", 1, pair.table, "void"))
+        pages.visit(served.url, "the league's page with nights held and void", "#season ol")
+
+        def sign_in(page) -> None:
+            page.fill("input[name=password]", "organiser-secret")
+            page.click("button")
+
+        page = pages.open(f"{served.url}/login", "#season summary", sign_in)
+        page.locator("#season summary").first.focus()
+        page.keyboard.press("Enter")  # the first night's decision opens: the night held
+        page.wait_for_selector("#season details[open] form[action='/result']")
+        pages.check(page, "the organiser's league page, a night's decision open")
+        page.keyboard.press("Tab")  # its decision: restore, first
+        page.keyboard.press("Tab")
+        page.keyboard.type("settled at the desk")
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+        page.wait_for_selector("main [role=status]")
+        assert league.standing((played[1][0], played[1][1], played[1][2].id)).state == "counted"
+        pages.check(page, "the organiser's league page, a night restored")
+        pages.close(page)
+        pages.done()
     finally:
         served.stop()
 

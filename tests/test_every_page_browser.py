@@ -32,6 +32,7 @@ import pytest
 
 from pi_table.config import broker as broker_config
 from pi_table.fleet.dashboard import Dashboard, hash_password
+from pi_table.fleet.league import HELD, VOIDED
 from pi_table.fleet.league_page import LeaguePage
 from pi_table.ui.messages import parse_po, po_path
 from pi_table.web import Tokens
@@ -143,7 +144,9 @@ def house(request, tmp_path_factory) -> Iterator[tuple[str, list[Server]]]:
         base = fresh.status()["companion"].rstrip("/")
         servers.append(Server("set-up", base, {STRANGER: ""}, pages=[("/setup", STRANGER, 200)]))
 
-        league, roster, _ = two_cafes_season(folder)
+        league, roster, played = two_cafes_season(folder)
+        for event, (cafe, host, night) in ((HELD, played[1]), (VOIDED, played[3])):  # a night waiting, one void (76)
+            league.keep(league.decision(event, (cafe, host, night.id), "organiser", "a result is disputed"))
         for serving, name in ((Dashboard(NO_BROKER, "127.0.0.1", 0, hash_password(PASSWORD), lang,
                                          client_id=f"every-page-fleet-{lang}"), "fleet dashboard"),
                               (LeaguePage(NO_BROKER, league, "127.0.0.1", 0, lang, client_id=f"every-page-league-{lang}",

@@ -15,64 +15,23 @@ from collections.abc import Iterator
 
 import paho.mqtt.client as mqtt
 import pytest
-from openskill.models import PlackettLuce
 
 from pi_table.bench.league import play_night
 from pi_table.config import FleetConfig
 from pi_table.fleet import league as league_
 from pi_table.fleet import schema
-from pi_table.fleet.league import League, LeagueRefused, Scoring, night_topic, record, team_key
+from pi_table.fleet.league import League, LeagueRefused, Scoring, night_topic, record
 from pi_table.night.book import Book
-from pi_table.night.names import NameRefused, folded
+from pi_table.night.names import NameRefused
 from pi_table.night.standings import standings
 from pi_table.night.state import Night
 from pi_table.night.state import fold as fold_night
 
 from helpers_fleet import LEAGUE_START as START
 from helpers_fleet import CafeClock as Clock
-from helpers_fleet import sent, two_cafes
+from helpers_fleet import recomputed, sent, shown, two_cafes
 
 STAFF = "staff · 1a2b3c"
-def recomputed(nights: list[tuple[str, Night]], scoring: Scoring, merged: dict[str, str] | None = None) -> list[tuple]:
-    """The season from the cafés' own nights, by the rules: each night's points as the night's
-    standings give them (or the scale at its place), summed (or a team's best N), then openskill's
-    Plackett-Luce over every result played at a table, in the order decided; ordered by points, then
-    the rating (mu - 3 sigma)."""
-    merged = merged or {}
-    model = PlackettLuce()
-
-    def key(name: str) -> str:
-        return team_key(merged.get(folded(name), folded(name)))
-
-    points: dict[str, list[float]] = {}
-    ratings: dict[str, object] = {}
-    games = []
-    for cafe, night in nights:
-        for line in night.standings():
-            if scoring.points == "night":
-                scored = line.points
-            else:
-                scored = scoring.scale[line.place - 1] if line.place <= len(scoring.scale) else 0.0
-            points.setdefault(key(line.team), []).append(scored)
-        for result in night.counted():
-            if result.how == "played":
-                games.append((result.at, f"{cafe}/{night.host or 't'}/{night.id}/{result.id}", result))
-    for team in points:
-        ratings[team] = model.rating(name=team)
-    for _, _, result in sorted(games, key=lambda g: (g[0], g[1])):
-        first, second = key(result.teams[0]), key(result.teams[1])
-        ranks = [1, 1] if result.winner is None else [1, 2] if key(result.winner) == first else [2, 1]
-        [[ratings[first]], [ratings[second]]] = model.rate([[ratings[first]], [ratings[second]]], ranks=ranks)
-    season = []
-    for team, scored in points.items():
-        best = sorted(scored, reverse=True)[:scoring.best] if scoring.best else scored
-        rating = ratings[team]
-        season.append((team, len(scored), sum(best), round(rating.mu - 3 * rating.sigma, 6)))  # type: ignore[attr-defined]
-    return sorted(season, key=lambda line: (-line[2], -line[3]))
-
-
-def shown(season: list[league_.SeasonLine], league: League) -> list[tuple]:
-    return [(line.key, line.nights, line.points, round(line.ordinal, 6)) for line in season]
 
 
 @pytest.mark.parametrize("scoring", [Scoring(), Scoring("places", (10, 6, 4, 3, 2, 1)), Scoring("night", best=2),
@@ -283,6 +242,16 @@ def two_cafes_coded(tmp_path) -> tuple[dict[str, Book], list[tuple[str, str, Nig
     return books, [("bar-roma", "r1", roma), ("bar-milano", "m1", milano)]
 
 
+def admitted(league: League, played: tuple[str, str, Night]) -> None:
+    """The organiser counts a night the league held for a team's code away from its home café
+    (issue 76, 1): the team plays at that café too."""
+    from pi_table.fleet.league import RESTORED, WAITING
+
+    cafe, host, night = played
+    assert league.standing((cafe, host, night.id)).state == WAITING
+    league.keep(league.decision(RESTORED, (cafe, host, night.id), "organiser", "the team plays at both cafés"))
+
+
 def test_a_teams_league_code_keeps_it_one_team_whatever_its_name_and_a_new_team_registers_at_its_first_night(tmp_path):
     """Issue 64: a team is matched by its code first (the roster's name for it shown), then by the
     roster's name for a code, then by its own name; a code the roster does not know registers the
@@ -291,6 +260,7 @@ def test_a_teams_league_code_keeps_it_one_team_whatever_its_name_and_a_new_team_
     league = League("spring", teams={"OWL7": "The Owls", "FOX1": "Foxes"})
     for cafe, host, night in played:
         assert league.take(*sent(night, cafe, host))
+    admitted(league, played[1])  # OWL7, at home at Rome, played at Milan too
     lines = {line.key: line for line in league.season()}
     assert set(lines) == {"OWL7", "FOX1", "NEW9", "moles", "herons", "otters"}
     assert (lines["OWL7"].team, lines["OWL7"].code, lines["OWL7"].nights) == ("The Owls", "OWL7", 2)
@@ -342,6 +312,7 @@ def test_the_season_as_a_workbook_reads_back_as_its_csv_overall_and_a_sheet_a_ca
     league = League("spring", teams={"OWL7": "The Owls"})
     for cafe, host, night in played:
         league.take(*sent(night, cafe if cafe == "bar-roma" else "bar:milano?", host))
+    admitted(league, ("bar:milano?", *played[1][1:]))
     book = load_workbook(io.BytesIO(league.xlsx()))
     assert book.sheetnames == ["season", "bar-roma", "bar_milano_"]  # the cafés by their names
 
@@ -1073,6 +1044,11 @@ def test_the_organiser_signs_in_and_merges_two_teams_on_the_page_which_the_roste
             status, signed_in = fetch("/login", {"password": "organiser-secret"})
             assert status == 200 and b'action="/merge"' in signed_in
             token = re.search(rb'name="csrf" value="([^"]+)"', signed_in).group(1).decode()
+            cafe, host, night = played[1]  # OWL7, at home at Rome, played at Milan too: the organiser counts it
+            assert fetch("/night", {"csrf": token, "cafe": cafe, "host": host, "night": night.id, "event": "restore",
+                                    "why": "the team plays at both cafés"})[0] == 200
+            restored = roster.read_text()
+            assert restored.startswith('[teams]\nOWL7 = "The Owls"\n') and 'event = "restore"' in restored
             keys = {line.key for line in page.league.season()}
             assert {"moles", "otters"} <= keys  # one team, as Moles at one café and Otters at the other
             assert fetch("/merge", {"csrf": "forged", "duplicate": "otters", "into": "moles"})[0] == 403
@@ -1080,11 +1056,11 @@ def test_the_organiser_signs_in_and_merges_two_teams_on_the_page_which_the_roste
                          origin="http://elsewhere.example")[0] == 403
             status, refused = fetch("/merge", {"csrf": token, "duplicate": "otters", "into": "otters"})
             assert status == 409 and b"not one twice" in refused
-            assert not (tmp_path / "roster.toml.good").exists() and page.league.merged == {}
+            assert roster.read_text() == restored and page.league.merged == {}
             status, merged = fetch("/merge?lang=it", {"csrf": token, "duplicate": "otters", "into": "moles"})
             assert status == 200 and b"Otters e Moles sono una sola squadra" in merged
             assert read_roster(roster).merged == {"otters": "moles"}
-            assert (tmp_path / "roster.toml.good").read_text() == '[teams]\nOWL7 = "The Owls"\n'
+            assert (tmp_path / "roster.toml.good").read_text() == restored
             season = page.league.season()
             assert "otters" not in {line.key for line in season}
             moles = next(line for line in season if line.key == "moles")
@@ -1110,6 +1086,214 @@ def test_the_organiser_signs_in_and_merges_two_teams_on_the_page_which_the_roste
             page.stop()
 
 
+def won_as(book: Book, tables: list[str], teams: list[str], winner, codes: dict[str, str] | None = None) -> Night:
+    """A night hosted on ``tables[0]`` of three rounds, each pair's game won by ``winner(pair's teams)``, closed."""
+    from pi_table.engine.endings import Termination
+    from pi_table.night.games import Game
+
+    night = book.open("League night", ["codenames"], tables)
+    for name in teams:
+        book.join(name, code=(codes or {}).get(name, ""))
+    for _ in range(3):
+        book.propose()
+        made = book.confirm(over=True)
+        for pair in made.pairs:
+            book.record(Game(f"{pair.table}-{night.id}-{made.number}", pair.table, "codenames", pair.teams,
+                             winner(pair.teams), Termination.ALL_AGENTS_FOUND, 3, None, made.number, book.clock(), 0))
+    return book.close(over=True)
+
+
+def owls_at_home_and_a_ghost_night_at_rome(tmp_path) -> tuple[League, Night, Night]:
+    """Issue 76, 1: Milan's team OWL7 wins each game of its night at home; then Rome, with its own
+    credential and under its own prefix, sends a well-formed night in which OWL7 loses every game
+    to three "Ghost" teams. The league has heard both."""
+    milano = won_as(Book(tmp_path / "milano", clock=Clock(START)), ["m1", "m2"], ["Owls", "Herons", "Otters", "Lynx"],
+                    lambda teams: "Owls" if "Owls" in teams else teams[0], {"Owls": "OWL7"})
+    roma = won_as(Book(tmp_path / "roma", clock=Clock(START + 86400)), ["r1", "r2"],
+                  ["Owls", "Ghost 1", "Ghost 2", "Ghost 3"],
+                  lambda teams: next(t for t in teams if t != "Owls") if "Owls" in teams else teams[0], {"Owls": "OWL7"})
+    league = League("spring", cafes={"bar-milano": ["m1", "m2"], "bar-roma": ["r1", "r2"]}, teams={"OWL7": "The Owls"},
+                    clock=lambda: START + 2 * 86400)
+    league.take(*sent(milano, "bar-milano", "m1"))
+    return league, milano, roma
+
+
+def test_a_night_that_uses_a_teams_code_away_from_its_home_cafe_waits_for_the_organiser(tmp_path):
+    """Issue 76, 1 (the reproduction): Rome's night with Milan's OWL7 losing every game is counted
+    at once no more: it is held, whole, out of the season (OWL7's line and rating as they were, no
+    Ghost in the season) and waits on the page for the organiser, naming the code away from home.
+    Voided, it stays out; restored, it counts (and Rome is a home of OWL7's from then on); voided
+    again, OWL7's standing and rating come back. Each event stays in the league's history."""
+    from pi_table.fleet.league import COUNTED, HELD, RESTORED, VOIDED, WAITING
+
+    league, milano, roma = owls_at_home_and_a_ghost_night_at_rome(tmp_path)
+    owls = next(line for line in league.season() if line.key == "OWL7")
+    assert (owls.played, owls.lost) == (3, 0)
+    league.take(*sent(roma, "bar-roma", "r1"))
+    after = next(line for line in league.season() if line.key == "OWL7")
+    assert (after.played, after.lost, after.ordinal) == (owls.played, owls.lost, owls.ordinal)
+    assert not any(line.key.startswith("ghost") for line in league.season())
+    rome = ("bar-roma", "r1", roma.id)
+    assert league.standing(rome).state == WAITING and league.standing(rome).away == ("OWL7",)
+    shown_night = next(n for c in league.to_json()["cafes"] if c["cafe"] == "bar-roma" for n in c["nights"])
+    assert (shown_night["state"], shown_night["away"]) == ("held", ["OWL7"])
+    home = [("bar-milano", milano)]
+    assert shown(league.season(), league) == recomputed(home, Scoring(), {"owls": "OWL7"})
+
+    def decide(event: str, why: str) -> None:
+        league.keep(league.decision(event, rome, "organiser · 1a2b3c", why))
+
+    decide(VOIDED, "OWL7 is Milan's: Rome's director picked the wrong code")
+    assert league.standing(rome).state == VOIDED
+    assert shown(league.season(), league) == recomputed(home, Scoring(), {"owls": "OWL7"})
+    decide(RESTORED, "counted after all, to show it")
+    assert league.standing(rome).state == COUNTED
+    counted = next(line for line in league.season() if line.key == "OWL7")
+    assert (counted.played, counted.lost) == (6, 3) and counted.ordinal < owls.ordinal
+    assert shown(league.season(), league) == recomputed([*home, ("bar-roma", roma)], Scoring(), {"owls": "OWL7"})
+    decide(VOIDED, "void after all")
+    back = next(line for line in league.season() if line.key == "OWL7")
+    assert (back.played, back.lost, back.ordinal) == (owls.played, owls.lost, owls.ordinal)
+    with pytest.raises(LeagueRefused, match="void already"):
+        league.decision(VOIDED, rome, "organiser", "twice")
+    with pytest.raises(LeagueRefused, match="only a night that counts can be held"):
+        league.decision(HELD, rome, "organiser", "held")
+    assert [(d.event, d.by, d.at) for d in league.history] == [(VOIDED, "organiser · 1a2b3c", START + 2 * 86400),
+                                                                (RESTORED, "organiser · 1a2b3c", START + 2 * 86400),
+                                                                (VOIDED, "organiser · 1a2b3c", START + 2 * 86400)]
+    assert league.to_json()["history"][0]["why"] == \
+        "OWL7 is Milan's: Rome's director picked the wrong code"
+
+
+def test_the_organiser_holds_restores_and_edits_a_result_and_the_season_is_the_nights_as_decided(tmp_path):
+    """Issue 76, 1: a night held counts for nothing until restored; an edit of a result is the
+    night's own staff's result over the café's (the season equal to the café's own book corrected
+    alike, at the same time), edited back as the café sent it; each event kept with who, when and
+    why, and sent down with the season (``schema.SEASON`` reads it back); a reason is needed."""
+    from pi_table.fleet.league import AS_SENT, EDITED, HELD, RESTORED, WAITING
+
+    now = [START + 30 * 86400]
+    books, played = two_cafes(tmp_path, random.Random(21))
+    league = League("spring", clock=lambda: now[0])
+    for cafe, host, night in played:
+        league.take(*sent(night, cafe, host))
+    own = [(c, books[c].night_of(n.id)) for c, _, n in played]
+    cafe, host, night = played[2]
+    key = (cafe, host, night.id)
+    league.keep(league.decision(HELD, key, "organiser", "a result is disputed"))
+    assert league.standing(key).state == WAITING
+    assert shown(league.season(), league) == recomputed([n for n in own if n[1].id != night.id], Scoring())
+    league.keep(league.decision(RESTORED, key, "organiser", "settled"))
+    assert shown(league.season(), league) == recomputed(own, Scoring())
+    pair = night.rounds[1].pairs[0]
+    loser = next(team for team in pair.teams if team != night.slots()[(2, pair.table)].winner)
+    now[0] += 60
+    league.keep(league.decision(EDITED, key, "organiser", "the sheet says the other team won", 2, pair.table, "won",
+                                loser))
+    books[cafe].clock = lambda: now[0]
+    corrected = books[cafe].correct(night.id, 2, pair.table, "won", "organiser", winner=loser)
+    edited = [(c, corrected if n.id == night.id else n) for c, n in own]
+    assert shown(league.season(), league) == recomputed(edited, Scoring())
+    with pytest.raises(LeagueRefused, match="a win or a forfeit names one of the pair"):
+        league.decision(EDITED, key, "organiser", "no", 2, pair.table, "won", "Nobody")
+    with pytest.raises(LeagueRefused, match="a round's pair of the night"):
+        league.decision(EDITED, key, "organiser", "no", 9, pair.table, "void")
+    with pytest.raises(NameRefused, match="cannot be empty"):
+        league.decision(RESTORED, key, "organiser", "  ")
+    league.keep(league.decision(EDITED, key, "organiser", "the sheet was wrong", 2, pair.table, AS_SENT))
+    assert shown(league.season(), league) == recomputed(own, Scoring())
+    with pytest.raises(LeagueRefused, match="nothing to edit back"):
+        league.decision(EDITED, key, "organiser", "again", 2, pair.table, AS_SENT)
+    assert [d.event for d in league.history] == [HELD, RESTORED, EDITED, EDITED]
+    down = schema.parse("league.season", json.dumps({**league.down(), "at": START}).encode())
+    assert [(d["event"], d["why"]) for d in down["history"]] == [(d.event, d.why) for d in league.history]
+    assert down["history"][2]["winner"] == loser and down["history"][3]["result"] == AS_SENT
+
+
+def test_the_organiser_voids_restores_and_edits_on_the_page_which_the_roster_keeps_for_the_next_start(tmp_path):
+    """Issue 76, 1: the page shows a night the league held (a team's code away from home) to
+    everyone, waiting for the organiser; signed in, the organiser voids, restores and edits a
+    result with forms of the page's origin and its session's token, each with a reason (refusals
+    said in words, in the page's language); each event is written to the roster's [[history]]
+    (the file before kept beside it), so a page started again folds the same season."""
+    import http.cookiejar
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    from pi_table.config import broker as broker_config
+    from pi_table.fleet.dashboard import hash_password
+    from pi_table.fleet.league import COUNTED, VOIDED
+    from pi_table.fleet.league_page import LeaguePage, read_roster
+
+    _, milano, roma = owls_at_home_and_a_ghost_night_at_rome(tmp_path)
+    roster = tmp_path / "roster.toml"
+    roster.write_text('[cafes]\nbar-milano = ["m1", "m2"]\nbar-roma = ["r1", "r2"]\n\n[teams]\nOWL7 = "The Owls"\n')
+    page = LeaguePage(broker_config("mqtt://127.0.0.1:1"), read_roster(roster).league("spring"), "127.0.0.1", 0,
+                      client_id="league-decisions", password_hash=hash_password("organiser-secret"), roster=roster)
+    for cafe, host, night in (("bar-milano", "m1", milano), ("bar-roma", "r1", roma)):
+        page.league.take(*sent(night, cafe, host))
+    rome = {"cafe": "bar-roma", "host": "r1", "night": roma.id}
+    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+
+    def fetch(path: str, form: dict[str, str] | None = None, origin: str | None = None) -> tuple[int, str]:
+        asked = urllib.request.Request(page.url + path, data=None if form is None else
+                                       urllib.parse.urlencode(form).encode(), headers={"Origin": origin} if origin else {})
+        try:
+            with browser.open(asked, timeout=10) as answer:
+                return answer.status, answer.read().decode()
+        except urllib.error.HTTPError as refused:
+            return refused.code, refused.read().decode()
+
+    page.start()
+    try:
+        status, shown_page = fetch("/")
+        assert status == 200 and "Nights waiting for the organiser" in shown_page
+        assert "held: a team&#x27;s code away from its home café (OWL7)" in shown_page
+        assert 'action="/night"' not in shown_page and 'action="/result"' not in shown_page
+        assert 'type="password"' in fetch("/night", {**rome, "event": "void", "why": "no session"})[1]  # to the login
+        status, signed = fetch("/login", {"password": "organiser-secret"})
+        assert status == 200 and 'action="/night"' in signed and 'action="/result"' in signed
+        token = re.search(r'name="csrf" value="([^"]+)"', signed).group(1)
+        void = {**rome, "csrf": token, "event": "void", "why": "OWL7 is Milan's team"}
+        assert fetch("/night", {**void, "csrf": "forged"})[0] == 403
+        assert fetch("/night", void, origin="http://elsewhere.example")[0] == 403
+        status, said = fetch("/night", {**void, "why": "  "})
+        assert status == 409 and "a reason cannot be empty" in said
+        status, said = fetch("/night?lang=it", {**void, "event": "hold"})
+        assert status == 409 and "si può sospendere solo una serata che conta" in said
+        status, said = fetch("/night", {**void, "night": "20261118-000000"})
+        assert status == 409 and "the league keeps no such night" in said
+        status, said = fetch("/result", {**rome, "csrf": token, "slot": "x", "outcome": "won:0", "why": "?"})
+        assert status == 400 and "an edit names a round&#x27;s pair of a night of the league" in said
+        assert not (tmp_path / "roster.toml.good").exists() and page.league.history == []
+        status, said = fetch("/night", void)
+        assert status == 200 and "The night League night is void: it counts for nothing." in said
+        assert page.league.standing(tuple(rome.values())).state == VOIDED
+        assert "void: OWL7 is Milan&#x27;s team" in said and "The league's history" in said
+        assert (tmp_path / "roster.toml.good").read_text().startswith("[cafes]")
+        assert fetch("/night", {**void, "event": "restore", "why": "counted to edit it"})[0] == 200
+        pair = roma.rounds[0].pairs[0]
+        owls = pair.teams.index("Owls") if "Owls" in pair.teams else 0
+        status, said = fetch("/result", {**rome, "csrf": token, "slot": f"1/{pair.table}", "outcome": f"won:{owls}",
+                                         "why": "the score sheet says so"})
+        assert status == 200 and "The result is edited" in said and "(edited by the organiser)" in said
+        assert page.league.standing(tuple(rome.values())).state == COUNTED
+        assert [(d.event, d.by.split(" · ")[0]) for d in page.league.history] == \
+            [("void", "organiser"), ("restore", "organiser"), ("edit", "organiser")]
+        assert page.league.history[-1].winner == pair.teams[owls]
+        italian = fetch("/?lang=it")[1]
+        assert "Lo storico della lega" in italian and "ha annullato la serata League night di bar-roma" in italian
+        again = read_roster(roster).league("spring")  # the page started again: the roster's events, the broker's nights
+        for cafe, host, night in (("bar-milano", "m1", milano), ("bar-roma", "r1", roma)):
+            again.take(*sent(night, cafe, host))
+        assert again.history == page.league.history
+        assert shown(again.season(), again) == shown(page.league.season(), page.league)
+        assert [d["event"] for d in again.down()["history"]] == ["void", "restore", "edit"]
+    finally:
+        page.stop()
+
+
 def league_key(league: League, line: league_.SeasonLine) -> str:
     return line.key
 
@@ -1125,6 +1309,11 @@ def league_key(league: League, line: league_.SeasonLine) -> str:
     ("[scoring]\nbest = \"two\"\n", "a league counts a team's best"),
     ("[merged]\nlynx = 3\n", "merged.lynx should be the name of the team it is merged into"),
     ("cafes = [", "is not TOML in UTF-8"),
+    ("history = 3\n", "history should be the organiser's events, [[history]]"),
+    ('[[history]]\nevent = "erase"\ncafe = "c"\nhost = "h"\nnight = "n"\nby = "b"\nat = 1\nwhy = "w"\n',
+     "history's event 1 should be an event as the page writes it"),
+    ('[[history]]\nevent = "edit"\ncafe = "c"\nhost = "h"\nnight = "n"\nby = "b"\nat = 1\nwhy = "w"\nround = 1\n'
+     'table = "t"\nresult = "won"\n', "history's event 1 should be an event as the page writes it"),
 ])
 def test_a_roster_out_of_its_kind_names_the_file_the_key_and_what_was_expected(tmp_path, text, why):
     from pi_table.fleet.league_page import RosterError, read_roster

@@ -42,9 +42,10 @@ from ..engine.phrase import N_, Phrase
 from ..errors import PiTableError
 from ..files import csv_text
 from ..night.games import Game, GameRefused
-from ..night.names import CODE, folded
+from ..night.names import CODE, folded, tidy
+from ..night.scoring import DOUBLE_LOSS, FORFEIT
 from ..night.standings import Result, Standing, standings
-from ..night.state import Night, fold
+from ..night.state import VOID, WON, Event, Night, fold
 from ..ui.i18n import say
 from ..web.night import night_trf, workbook
 from . import schema
@@ -54,6 +55,14 @@ LEAGUE = "league"  # the first level of every league topic
 NIGHT_POINTS, PLACES = "night", "places"  # how a night scores for the season
 SCALE = (10.0, 8.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0)  # points by place, the first place's first: a team past it scores 0
 MOST_SCALE = 64
+VOIDED, HELD, RESTORED, EDITED = "void", "hold", "restore", "edit"  # the organiser's events (``Decision``)
+DECISIONS = (VOIDED, HELD, RESTORED, EDITED)
+AS_SENT = "sent"  # an edit back: the result as the café sent it
+OUTCOMES = (WON, FORFEIT, DOUBLE_LOSS, VOID, AS_SENT)  # what an edit makes of a round's pair (the night's own results)
+COUNTED, WAITING = "counted", "held"  # a night's standing in the season, with VOIDED (``League.standing``)
+MOST_WHY = 200  # characters of the organiser's reason for an event
+MOST_DECISIONS = 5000  # the organiser's events a league keeps: far past a season's voids and edits
+SENT_DECISIONS = 100  # the newest of them sent down with the season (each café's tables bound what they read)
 COLUMNS = ("place", "team", "cafes", "nights", "points", "played", "won", "lost", "drawn", "rating", "code")
 """The season's columns in its exports, in English as a program reads them (the code last: a
 script that read the CSV before codes reads it still)."""
@@ -95,6 +104,10 @@ def team_key(text: str) -> str:
 
 class LeagueRefused(Refusal):
     """What the organiser asked of the league cannot be done: the sentence says what is expected."""
+
+
+class DecisionRefused(PiTableError, ValueError):
+    """An organiser's event, as the roster keeps it, out of its kind: the message says what is expected."""
 
 
 class ScoringRefused(PiTableError, ValueError):
@@ -208,12 +221,150 @@ class SeasonLine:
 Key = tuple[str, str, str]  # a night kept: its café, its host table, its id
 
 
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One of the organiser's events, kept in the league's history (``League.history``), which
+    never loses one: a night voided, held or restored (counted again, or counted at last where
+    the league held it), or a result edited (``round``'s pair at ``table`` made ``result``, with
+    its ``winner`` for a win or a forfeit; ``AS_SENT``: back to the café's). Who (``by``), when
+    (``at``, the league page's clock) and why."""
+
+    event: str
+    cafe: str
+    host: str
+    night: str
+    by: str
+    at: float
+    why: str
+    round: int = 0
+    table: str = ""
+    result: str = ""
+    winner: str | None = None
+
+    @property
+    def key(self) -> Key:
+        return (self.cafe, self.host, self.night)
+
+    def to_json(self) -> dict[str, object]:
+        edit = {"round": self.round, "table": self.table, "result": self.result, "winner": self.winner}
+        return {"event": self.event, "cafe": self.cafe, "host": self.host, "night": self.night, "by": self.by,
+                "at": self.at, "why": self.why, **(edit if self.event == EDITED else {})}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Decision:
+        """An event as ``to_json`` wrote it (the roster's ``[[history]]``); DecisionRefused (KeyError)
+        when it is not one."""
+        event = str(data["event"])
+        if event not in DECISIONS:
+            raise DecisionRefused(f"an event is one of {', '.join(DECISIONS)}")
+        cafe, host, night, by, why = texts = [data[name] for name in ("cafe", "host", "night", "by", "why")]
+        if not all(isinstance(text, str) and text for text in texts):
+            raise DecisionRefused("an event names its café, table, night, who and why")
+        at = data["at"]
+        if isinstance(at, bool) or not isinstance(at, (int, float)):
+            raise DecisionRefused("an event's time is a number of seconds")
+        if event != EDITED:
+            return cls(event, cafe, host, night, by, float(at), why)
+        number, table, result, winner = data["round"], data["table"], data["result"], data.get("winner")
+        if isinstance(number, bool) or not isinstance(number, int) or number < 1 or not isinstance(table, str) \
+                or result not in OUTCOMES or (winner is not None) != (result in (WON, FORFEIT)) \
+                or not isinstance(winner, (str, type(None))):
+            raise DecisionRefused("an edit names a round, a table, a result and its winner")
+        return cls(event, cafe, host, night, by, float(at), why, number, table, result, winner)
+
+    def night_event(self) -> Event:
+        """An edit as the night's own staff's result (``night.state``'s "result"): a night folds it
+        as it folds a correction at the café's desk."""
+        return {"event": "result", "round": self.round, "table": self.table, "result": self.result,
+                "winner": self.winner, "game": None, "by": self.by, "at": self.at}
+
+
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """A night's standing in the season: ``COUNTED``, ``WAITING`` for the organiser (who held it,
+    ``decided``, or the league did: a team's code ``away`` from its home café) or ``VOIDED``; the
+    organiser's latest void, hold or restore of it, if any."""
+
+    state: str
+    away: tuple[str, ...] = ()
+    decided: Decision | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    """What the league computes once a version: the season overall (None) and each café's, and
+    each night's standing."""
+
+    version: int
+    lines: dict[str | None, list[SeasonLine]]
+    nights: dict[Key, Counted]
+
+
+def edits(history: Iterable[Decision], key: Key) -> dict[tuple[int, str], Decision]:
+    """The organiser's edits standing on the night ``key``: each round's pair's latest, but for one
+    edited back as the café sent it."""
+    standing: dict[tuple[int, str], Decision] = {}
+    for decision in history:
+        if decision.event == EDITED and decision.key == key:
+            standing[(decision.round, decision.table)] = decision
+    return {slot: decision for slot, decision in standing.items() if decision.result != AS_SENT}
+
+
+def with_games(night: Night, games: Iterable[Game]) -> Night:
+    """``night`` with each of ``games`` its rounds await, as a follower counts them: its round's
+    game at its table, by its pair, once."""
+    for game in games:
+        if night.awaits(game):
+            night.played.append(game)
+    return night
+
+
+OUTCOMES_SAID = {WON: N_("{team} won"), FORFEIT: N_("{team} won by forfeit"),
+                 DOUBLE_LOSS: N_("both teams lost by forfeit"), VOID: N_("void: it counts for nothing"),
+                 AS_SENT: N_("as the café sent it")}
+TOLD = {VOIDED: N_("voided the night {night} of {cafe}, table {table}"),
+        HELD: N_("held the night {night} of {cafe}, table {table}"),
+        RESTORED: N_("restored the night {night} of {cafe}, table {table}"),
+        EDITED: N_("made round {round} at table {table} of the night {night} of {cafe}: {outcome}")}
+
+
+def told(decision: Decision, night: str) -> Phrase:
+    """What the organiser did, in the history's words (``night``: its name)."""
+    if decision.event != EDITED:
+        return Phrase.of(TOLD[decision.event], night=night, cafe=decision.cafe, table=decision.host)
+    outcome = Phrase.of(OUTCOMES_SAID[decision.result], team=decision.winner or "")
+    return Phrase.of(TOLD[EDITED], round=decision.round, table=decision.table, night=night, cafe=decision.cafe,
+                     outcome=outcome)
+
+
+def results(night: Night, edited: Mapping[tuple[int, str], Decision]) -> list[dict[str, object]]:
+    """Each round's pair of ``night`` and its result as it counts (``winner``; ``how`` None: none
+    counts), and whether the organiser's edit stands on it: what the organiser's edit form offers."""
+    slots = night.slots()
+    shown = []
+    for made in night.rounds:
+        for pair in made.pairs:
+            counted = slots.get((made.number, pair.table))
+            shown.append({"round": made.number, "table": pair.table, "teams": list(pair.teams),
+                          "winner": None if counted is None else counted.winner,
+                          "how": None if counted is None else counted.how,
+                          "edited": (made.number, pair.table) in edited})
+    return shown
+
+
 @dataclass
 class League:
     """The league's nights, from the messages of its broker; safe from any thread. ``cafes``: the
     organiser's roster, each café's tables ([] for a café whose tables are not listed; no café
     listed: any café may send); ``teams``: the roster's teams, each code's name; ``merged``: a
-    team's key (``team_key``) the organiser merged into another's."""
+    team's key (``team_key``) the organiser merged into another's; ``history``: the organiser's
+    events, as the roster keeps them.
+
+    A team's code used away from its home café (the café of its first night counted, and any
+    where the organiser counted a night of it) holds that night for the organiser, whole, out of
+    the season until the organiser restores it (the code is then at home at that café too) or
+    voids it: a café's night, mistaken or made up, moves no other café's team until the
+    organiser says so (docs/cafe/league.md)."""
 
     name: str
     scoring: Scoring = field(default_factory=Scoring)
@@ -224,10 +375,11 @@ class League:
     nights: dict[Key, CafeNight] = field(default_factory=dict)
     apart: dict[Key, Apart] = field(default_factory=dict)
     heard: dict[str, float] = field(default_factory=dict)  # a café: its newest night's newest event, by its clock
-    version: int = 0  # counts the changes of the season (a night, a refusal, a merge)
+    history: list[Decision] = field(default_factory=list)  # the organiser's events, in order (``decision``, ``keep``)
+    version: int = 0  # counts the changes of the season (a night, a refusal, a merge, an organiser's event)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _folding: threading.Lock = field(default_factory=threading.Lock)  # one computation of a version, however many ask
-    _folded: tuple[int, dict[str | None, list[SeasonLine]]] | None = None  # the version's season, overall and a café's
+    _folded: Folded | None = None  # the version's season, overall and a café's, and each night's standing
     _made: dict[str, tuple[int, Any]] = field(default_factory=dict)  # what is made of a version (page data, exports)
 
     def __post_init__(self) -> None:
@@ -291,14 +443,11 @@ class League:
         if tables and not {host, *night.tables} <= tables:
             raise schema.Refused("league.night.host", Phrase.of("a night at the café's own tables ({tables})",
                                                                   tables=", ".join(sorted(tables))))
-        for told in sent["games"]:
-            try:
-                game = Game.from_json(told)
-            except (GameRefused, KeyError, TypeError, ValueError):
-                raise schema.Refused("league.night.games", Phrase.of("the night's games")) from None
-            if night.awaits(game):  # its round's game at its table, by its pair, once: as a follower counts it
-                night.played.append(game)
-        return CafeNight(cafe, host, night, int(sent["seq"]), sent.get("trf"))
+        try:
+            games = [Game.from_json(told) for told in sent["games"]]
+        except (GameRefused, KeyError, TypeError, ValueError):
+            raise schema.Refused("league.night.games", Phrase.of("the night's games")) from None
+        return CafeNight(cafe, host, with_games(night, games), int(sent["seq"]), sent.get("trf"))
 
     def team(self, name: str, code: str = "") -> str:
         """A team's key across nights and cafés: its league ``code``, else the code the roster gives
@@ -334,26 +483,123 @@ class League:
             self.version += 1
 
     def season(self, cafe: str | None = None) -> list[SeasonLine]:
-        """The season's standings, over every café's nights or ``cafe``'s alone, the leader first:
-        computed once a change (``version``), then served as it is to every view, export and send."""
-        return self._seasons()[1].get(cafe, [])
+        """The season's standings, over every café's nights counted or ``cafe``'s alone, the leader
+        first: computed once a change (``version``), then served as it is to every view, export and send."""
+        return self._seasons().lines.get(cafe, [])
 
-    def _seasons(self) -> tuple[int, dict[str | None, list[SeasonLine]]]:
-        """The season of the league's version, overall (None) and each café's: the one computed for
-        it, else computed now, once, whoever else asks meanwhile."""
+    def standing(self, key: Key) -> Counted | None:
+        """The night ``key``'s standing in the season (None: no such night kept)."""
+        return self._seasons().nights.get(key)
+
+    def decision(self, event: str, key: Key, by: str, why: str, number: int = 0, table: str = "",
+                 result: str = "", winner: str | None = None) -> Decision:
+        """The organiser's event ``event`` on the night ``key``, made now, checked against the
+        season: a night is voided unless void, held while counted, restored while held or void; an
+        edit names a round's pair of the night and a result (a win's or a forfeit's winner one of
+        the pair), or ``AS_SENT`` where an edit stands (round ``number``'s pair at ``table``). LeagueRefused (a reason out of its kind:
+        NameRefused) saying why; nothing kept (``keep``)."""
+        why = tidy(why, MOST_WHY, N_("reason"))
+        standing = self.standing(key)
+        if standing is None:
+            raise LeagueRefused("the league keeps no such night: load the page again")
+        with self._lock:
+            if len(self.history) >= MOST_DECISIONS:
+                raise LeagueRefused("the league's history is full")
+            standing_edits = edits(self.history, key)
+        if event == VOIDED and standing.state == VOIDED:
+            raise LeagueRefused("this night is void already")
+        if event == HELD and standing.state != COUNTED:
+            raise LeagueRefused("only a night that counts can be held")
+        if event == RESTORED and standing.state == COUNTED:
+            raise LeagueRefused("this night counts already: nothing to restore")
+        if event == EDITED:
+            pair = self.pair(key, number, table)
+            if pair is None:
+                raise LeagueRefused("an edit names a round's pair of the night")
+            if result not in OUTCOMES or (result in (WON, FORFEIT)) != (winner in pair):
+                raise LeagueRefused("an edit makes a result of the night's: a win or a forfeit names one of the pair")
+            if result == AS_SENT and (number, table) not in standing_edits:
+                raise LeagueRefused("this result is as the café sent it: nothing to edit back")
+            return Decision(event, key[0], key[1], key[2], by, self.clock(), why, number, table, result, winner)
+        if event not in DECISIONS:
+            raise LeagueRefused("the organiser voids, holds or restores a night, or edits a result")
+        return Decision(event, key[0], key[1], key[2], by, self.clock(), why)
+
+    def pair(self, key: Key, number: int, table: str) -> tuple[str, str] | None:
+        """The teams round ``number`` of the night ``key`` put at ``table`` (None: no such pair)."""
+        with self._lock:
+            held = self.nights.get(key)
+        rounds = [] if held is None else held.night.rounds
+        pair = rounds[number - 1].pair_at(table) if 0 < number <= len(rounds) else None
+        return None if pair is None else pair.teams
+
+    def keep(self, decision: Decision) -> None:
+        """The organiser's event ``decision`` (``decision``'s) in the league's history, the season
+        computed again."""
+        with self._lock:
+            self.history.append(decision)
+            self.version += 1
+
+    def _seasons(self) -> Folded:
+        """The season of the league's version, overall (None) and each café's, and each night's
+        standing: the one computed for it, else computed now, once, whoever else asks meanwhile."""
         with self._folding:
             with self._lock:
-                version, kept = self.version, list(self.nights.values())
-            if self._folded is not None and self._folded[0] == version:
+                version, kept, history = self.version, list(self.nights.values()), list(self.history)
+            if self._folded is not None and self._folded.version == version:
                 return self._folded
             kept.sort(key=lambda n: (n.night.opened, n.cafe, n.host, n.night.id))
+            standing_of = self._counted(kept, history)
+            counted = [self._edited(held, history) for held in kept
+                       if standing_of[(held.cafe, held.host, held.night.id)].state == COUNTED]
             by_cafe: dict[str, list[CafeNight]] = {}
-            for held in kept:
+            for held in counted:
                 by_cafe.setdefault(held.cafe, []).append(held)
             folded: dict[str | None, list[SeasonLine]] = {cafe: self._fold(nights) for cafe, nights in by_cafe.items()}
-            folded[None] = self._fold(kept)
-            self._folded = (version, folded)
+            folded[None] = self._fold(counted)
+            self._folded = Folded(version, folded, standing_of)
             return self._folded
+
+    def _counted(self, kept: list[CafeNight], history: list[Decision]) -> dict[Key, Counted]:
+        """Each night's standing (``kept`` in the order they opened): the organiser's latest void,
+        hold or restore of it, else held where a team's code is away from home. A code's home is
+        the café of its first night counted; a night the organiser restored makes its café a home
+        of each of its codes too."""
+        decided: dict[Key, Decision] = {}
+        for decision in history:
+            if decision.event != EDITED:
+                decided[decision.key] = decision
+        homes: dict[str, set[str]] = {}
+        counted: dict[Key, Counted] = {}
+        for held in kept:
+            key = (held.cafe, held.host, held.night.id)
+            codes = {self.team(name, team.code) for name, team in held.night.teams.items() if team.code}
+            away = tuple(sorted(code for code in codes if code in homes and held.cafe not in homes[code]))
+            said = decided.get(key)
+            if said is not None and said.event == VOIDED:
+                counted[key] = Counted(VOIDED, away, said)
+            elif (said is not None and said.event == HELD) or (away and (said is None or said.event != RESTORED)):
+                counted[key] = Counted(WAITING, away, said)
+            else:
+                counted[key] = Counted(COUNTED, away, said)
+                for code in codes:
+                    homes.setdefault(code, set()).add(held.cafe)
+        return counted
+
+    def _edited(self, held: CafeNight, history: list[Decision]) -> CafeNight:
+        """``held`` as the organiser's edits standing on it make it: folded again with each as its
+        staff's result, after the café's own (an edit naming a pair the café's newest version no
+        longer has stands for nothing)."""
+        standing = edits(history, (held.cafe, held.host, held.night.id))
+        if not standing:
+            return held
+        night = fold(held.night.id, held.night.events)
+        for decision in standing.values():
+            try:
+                night.apply(decision.night_event())
+            except (KeyError, TypeError, ValueError):
+                continue
+        return replace(held, night=with_games(night, held.night.played))
 
     def _fold(self, kept: list[CafeNight]) -> list[SeasonLine]:
         """The standings of ``kept`` (nights in the order they opened), the leader first."""
@@ -406,17 +652,22 @@ class League:
 
     def _data(self, lang: str) -> dict[str, object]:
         """``to_json`` for the league's version, in ``lang``, but for when each café was last heard."""
-        version, seasons = self._seasons()
+        folded = self._seasons()
+        version, seasons = folded.version, folded.lines
         with self._folding:
             if (made := self._made.get(f"data {lang}")) is not None and made[0] == version:
                 return made[1]  # type: ignore[no-any-return]  # a language's: the page's data
             with self._lock:
-                kept, apart = list(self.nights.values()), list(self.apart.values())
+                kept, apart, history = list(self.nights.values()), list(self.apart.values()), list(self.history)
             nights: dict[str, list[dict[str, object]]] = {}
             for n in sorted(kept, key=lambda n: n.night.opened):
+                standing = folded.nights[(n.cafe, n.host, n.night.id)]
                 nights.setdefault(n.cafe, []).append({
                     "night": n.night.id, "name": n.night.name, "host": n.host, "closed": n.night.closed, "seq": n.seq,
-                    "games": len(n.night.played), "trf": n.trf is not None})
+                    "games": len(n.night.played), "trf": n.trf is not None, "state": standing.state,
+                    "away": list(standing.away), "why": None if standing.decided is None else standing.decided.why,
+                    "results": results(self._edited(n, history).night, edits(history, (n.cafe, n.host, n.night.id)))})
+            names = {(n.cafe, n.host, n.night.id): n.night.name for n in kept}
             data: dict[str, object] = {
                 "league": self.name,
                 "scoring": {"points": self.scoring.points, "scale": list(self.scoring.scale), "best": self.scoring.best},
@@ -424,13 +675,26 @@ class League:
                 "cafes": [{"cafe": name, "nights": nights.get(name, []),
                            "season": [line.to_json() for line in seasons.get(name, [])]}
                           for name in sorted(set(nights) | {a.cafe for a in apart} | set(self.cafes))],
-                "apart": [{"cafe": a.cafe, "host": a.host, "night": a.night, "why": say(a.why, lang)} for a in apart]}
+                "apart": [{"cafe": a.cafe, "host": a.host, "night": a.night, "why": say(a.why, lang)} for a in apart],
+                "history": [{"at": d.at, "by": d.by, "what": say(told(d, names.get(d.key, d.night)), lang), "why": d.why}
+                            for d in history]}
             self._made[f"data {lang}"] = (version, data)
             return data
 
+    def down(self) -> dict[str, object]:
+        """What the league's page sends down to every café (``schema.SEASON``): the season, and the
+        organiser's newest events (``SENT_DECISIONS``), made once a change."""
+        def made() -> dict[str, object]:
+            with self._lock:
+                history = list(self.history[-SENT_DECISIONS:])
+            return {"league": self.name, "season": [line.to_json() for line in self.season()],
+                    "history": [decision.to_json() for decision in history]}
+        down: dict[str, object] = self._export("down", made)
+        return down
+
     def _export(self, kind: str, make: Callable[[], Any]) -> Any:
         """The export ``kind`` of the league's version: the one made for it, else ``make()``'s, kept."""
-        version, _ = self._seasons()
+        version = self._seasons().version
         with self._folding:
             if (made := self._made.get(kind)) is not None and made[0] == version:
                 return made[1]

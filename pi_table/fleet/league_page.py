@@ -9,9 +9,10 @@ why; in the language the phone asks for (or ``?lang=``); the season as CSV and a
 organiser's roster (the cafés, their tables, the teams and their codes, the teams merged, the
 scoring) is a file (``read_roster``). Given a password (``--password-file``), the organiser signs
 in on the page as on the fleet's dashboard (``web.auth.Gate``: the same hash, the same limits on
-tries) and merges two teams of the season into one: a form with its session's CSRF token, from
-the page's own origin, written to the roster (``write_merge``: in one step, the file before it
-kept beside it) and the season sent down again.
+tries) and merges two teams of the season into one, voids, holds or restores a night, or edits a
+result (issue 76): forms with the session's CSRF token, from the page's own origin, each written
+to the roster (``write_merge``, ``write_decision``: in one step, the file before it kept beside
+it) and the season sent down again, with the organiser's newest events.
 
 What it knows lives in memory: restarted, it learns every night again from the retained messages.
 """
@@ -28,8 +29,8 @@ import sys
 import threading
 import time
 import tomllib
-from collections.abc import Awaitable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
@@ -49,8 +50,10 @@ from ..engine.views import LANGUAGES
 from ..errors import PiTableError
 from ..files import replace_file
 from ..night.names import MAX_NAME, NameRefused, code, tidy
+from ..night.scoring import DOUBLE_LOSS, FORFEIT
+from ..night.state import VOID, WON
 from ..ui.i18n import say, translation
-from ..web.auth import Gate, Refused, behind, password_may_cross, same
+from ..web.auth import Gate, Refused, behind, password_may_cross, same, who
 from ..web.document import kit_page, zone_now
 from ..web.runner import ServerThread
 from . import link
@@ -69,7 +72,25 @@ from .dashboard import (
     signed_in,
     signed_out,
 )
-from .league import PLACES, SCALE, League, LeagueRefused, Scoring, season_topic, team_key
+from .league import (
+    AS_SENT,
+    COUNTED,
+    EDITED,
+    HELD,
+    MOST_WHY,
+    OUTCOMES_SAID,
+    PLACES,
+    RESTORED,
+    SCALE,
+    VOIDED,
+    WAITING,
+    Decision,
+    League,
+    LeagueRefused,
+    Scoring,
+    season_topic,
+    team_key,
+)
 
 log = logging.getLogger("pi_table.fleet")
 SEASON_EVERY_S = 1.0  # the season is sent again at most this often, however many nights came
@@ -92,6 +113,20 @@ WORDS = {  # the page's words, translated once for each language
     "scoring_places": N_("Each night counts points by place: {scale}."),
     "best": N_("A team's best {best} nights count."),
     "zone": N_("Times are in the time zone {zone}."), "updated": N_("The season was brought up to date at"),
+    "waiting": N_("Nights waiting for the organiser"), "away": N_("held: a team's code away from its home café ({codes})"),
+    "held_by": N_("held by the organiser: {why}"), "void_by": N_("void: {why}"), "restored_by": N_("restored: {why}"),
+    "decide": N_("The organiser's decision"), "event": N_("Decision"), VOIDED: N_("Void the night"),
+    HELD: N_("Hold the night"), RESTORED: N_("Restore the night: it counts"), "why": N_("Why"),
+    "decide_button": N_("Decide"), "edit": N_("Edit a result"), "result": N_("Result"), "outcome": N_("New result"),
+    "first_won": N_("The first team won"), "second_won": N_("The second team won"),
+    "first_forfeit": N_("The first team won by forfeit"), "second_forfeit": N_("The second team won by forfeit"),
+    "edit_button": N_("Edit"), "slot": N_("Round {round}, table {table}: {red} v {blue}, {result}"),
+    "both_lost": N_("both teams lost"), "edited": N_("edited by the organiser"), "history": N_("The league's history"),
+    "history_line": N_("{by} {what}. Why: {why}"),
+    "done_void": N_("The night {night} is void: it counts for nothing."),
+    "done_hold": N_("The night {night} is held: it counts for nothing until it is restored."),
+    "done_restore": N_("The night {night} counts."), "done_edit": N_("The result is edited: the season is counted again."),
+    "unkept": N_("The roster could not be written ({error}): nothing was decided."),
 }
 EVERY_S = 60  # how often a visitor's page fetches the season again (never a reload: the page's kit)
 STYLE = '<link rel="stylesheet" href="/fleet.css">\n'  # the fleet's dashboard's style, for the league's tables too
@@ -104,22 +139,25 @@ class RosterError(PiTableError, ValueError):
 @dataclass(frozen=True)
 class Roster:
     """The organiser's roster: each café's tables, each team's league code and its name, the teams
-    merged (each key into another, ``league.team_key``), and the scoring."""
+    merged (each key into another, ``league.team_key``), the scoring, and the organiser's events
+    (``league.Decision``: a night voided, held or restored, a result edited), oldest first."""
 
     cafes: dict[str, list[str]]
     teams: dict[str, str]
     merged: dict[str, str]
     scoring: Scoring
+    history: list[Decision] = field(default_factory=list)
 
     def league(self, name: str) -> League:
-        return League(name, self.scoring, self.cafes, self.merged, self.teams)
+        return League(name, self.scoring, self.cafes, self.merged, self.teams, history=list(self.history))
 
 
 def read_roster(path: Path) -> Roster:
     """The organiser's roster (TOML): ``[cafes]`` each café's name and its tables, ``[teams]`` each
     team's league code and its name, ``[merged]`` a team (its code, or its name) and the one it is
-    merged into, ``[scoring]`` points ("night" or "places"), scale and best; RosterError naming the
-    file, the key and what was expected (never the file's text)."""
+    merged into, ``[scoring]`` points ("night" or "places"), scale and best, ``[[history]]`` the
+    organiser's events (the page writes them); RosterError naming the file, the key and what was
+    expected (never the file's text)."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
@@ -134,10 +172,20 @@ def _roster(text: str, path: Path) -> Roster:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         raise RosterError(f"{path}: is not TOML in UTF-8") from None
-    unknown = sorted(set(data) - {"cafes", "teams", "merged", "scoring"})
+    unknown = sorted(set(data) - {"cafes", "teams", "merged", "scoring", "history"})
     if unknown:
-        raise RosterError(f"{path}: [{unknown[0]}] is no part of a roster: expected [cafes], [teams], [merged] "
-                          "and [scoring]")
+        raise RosterError(f"{path}: [{unknown[0]}] is no part of a roster: expected [cafes], [teams], [merged], "
+                          "[scoring] and [[history]]")
+    told = data.get("history", [])
+    if not isinstance(told, list):
+        raise RosterError(f"{path}: history should be the organiser's events, [[history]]")
+    history = []
+    for number, event in enumerate(told, 1):
+        try:
+            history.append(Decision.from_json(event))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise RosterError(f"{path}: history's event {number} should be an event as the page writes it: "
+                              "event, cafe, host, night, by, at and why (an edit: round, table, result, winner)") from None
     cafes, teams, merged, scoring = (data.get(part, {}) for part in ("cafes", "teams", "merged", "scoring"))
     for part, value in (("cafes", cafes), ("teams", teams), ("merged", merged), ("scoring", scoring)):
         if not isinstance(value, dict):
@@ -169,25 +217,48 @@ def _roster(text: str, path: Path) -> Roster:
         chosen = Scoring(str(scoring.get("points", "night")), tuple(scoring.get("scale", SCALE)), scoring.get("best", 0))
     except (TypeError, ValueError) as e:
         raise RosterError(f"{path}: [scoring]: {e}") from None
-    return Roster({name: list(tables) for name, tables in cafes.items()}, codes, dict(merged), chosen)
+    return Roster({name: list(tables) for name, tables in cafes.items()}, codes, dict(merged), chosen, history)
 
 
 def write_merge(path: Path, duplicate: str, into: str) -> None:
     """The organiser's merge written to the roster at ``path``: ``[merged]`` gains ``duplicate =
-    into`` (two teams' keys), everything else in the file kept; the file it replaces kept beside
-    it (``ROSTER.good``), each written in one step. RosterError, and nothing written, when the
-    roster cannot be read or would not read back as a roster with the merge."""
-    old = path.read_bytes() if path.exists() else b""
-    try:
-        document = tomlkit.parse(old.decode("utf-8"))
+    into`` (two teams' keys), everything else in the file kept (``_rewrite``)."""
+    def merge(document: tomlkit.TOMLDocument) -> None:
         if "merged" not in document:
             document["merged"] = tomlkit.table()
         document["merged"][duplicate] = into
+
+    _rewrite(path, merge, lambda kept: team_key(kept.merged.get(duplicate, "")) == team_key(into),
+             "the merge", "merge the teams in [merged] by hand")
+
+
+def write_decision(path: Path, decision: Decision) -> None:
+    """The organiser's event written to the roster at ``path``: ``[[history]]`` gains it, last,
+    everything else in the file kept (``_rewrite``)."""
+    def told(document: tomlkit.TOMLDocument) -> None:
+        if "history" not in document:
+            document["history"] = tomlkit.aot()
+        document["history"].append({name: value for name, value in decision.to_json().items() if value is not None})
+
+    _rewrite(path, told, lambda kept: bool(kept.history) and kept.history[-1] == decision,
+             "the event", "try again, or write it in [[history]] by hand")
+
+
+def _rewrite(path: Path, change: Callable[[tomlkit.TOMLDocument], None], kept: Callable[[Roster], bool],
+             what: str, by_hand: str) -> None:
+    """The roster at ``path`` as ``change`` makes it, everything else in the file kept (tomlkit);
+    the file it replaces kept beside it (``ROSTER.good``), each written in one step. RosterError,
+    and nothing written, when the roster cannot be read or would not read back as a roster that
+    ``kept`` the change (``what``; ``by_hand``: what the organiser can do instead)."""
+    old = path.read_bytes() if path.exists() else b""
+    try:
+        document = tomlkit.parse(old.decode("utf-8"))
+        change(document)
         new = tomlkit.dumps(document)
     except (UnicodeDecodeError, TOMLKitError, TypeError, AttributeError):
-        raise RosterError(f"{path}: is not a roster this page can change: merge the teams in [merged] by hand") from None
-    if team_key(_roster(new, path).merged.get(duplicate, "")) != team_key(into):
-        raise RosterError(f"{path}: the merge would not read back: merge the teams in [merged] by hand")
+        raise RosterError(f"{path}: is not a roster this page can change: {by_hand}") from None
+    if not kept(_roster(new, path)):
+        raise RosterError(f"{path}: {what} would not read back: {by_hand}")
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
     if old:
         replace_file(path.with_name(path.name + ".good"), old, mode)
@@ -200,8 +271,8 @@ class LeaguePage(ServerThread):
     def __init__(self, broker: FleetConfig, league: League, host: str, port: int, lang: str = "en",
                  client_id: str = "pi-table-league", password_hash: str | None = None, roster: Path | None = None,
                  every_s: int = EVERY_S, tls: ssl.SSLContext | None = None, proxy: str | None = None) -> None:
-        """``password_hash``: the organiser's sign-in (None: the page is read-only), which merges
-        teams into the ``roster`` file; ``every_s``: how often a visitor's page fetches the season
+        """``password_hash``: the organiser's sign-in (None: the page is read-only), whose merges
+        and events go to the ``roster`` file; ``every_s``: how often a visitor's page fetches the season
         again; ``tls``: the page's own https, ``proxy``: the address of the reverse proxy whose
         https serves it (``web.auth.behind``). The sign-in follows every server's policy
         (``web.auth.password_may_cross``): from another machine, over TLS alone."""
@@ -241,8 +312,7 @@ class LeaguePage(ServerThread):
         while not self._stopping.wait(SEASON_EVERY_S):
             version = self.league.version
             if version != self._sent_version and self.connected.is_set():
-                season = json.dumps({"league": self.league.name, "at": time.time(),
-                                     "season": [line.to_json() for line in self.league.season()]})
+                season = json.dumps({**self.league.down(), "at": time.time()})
                 self.client.publish(season_topic(self.league.name), season, qos=0, retain=True)
                 self._sent_version = version
 
@@ -278,6 +348,8 @@ class LeaguePage(ServerThread):
             app.router.add_post("/login", self._login)
             app.router.add_post("/logout", self._logout)
             app.router.add_post("/merge", self._merge)
+            app.router.add_post("/night", self._decide_night)
+            app.router.add_post("/result", self._edit_result)
         runner = await self._set_up(app)
         await web.TCPSite(runner, self.host, self.port, ssl_context=self.tls).start()
         if self.port == 0:
@@ -346,22 +418,29 @@ class LeaguePage(ServerThread):
         assert self.gate is not None
         signed_out(request, self.gate, "/")
 
-    async def _merge(self, request: web.Request) -> web.Response:
-        """The organiser merges two teams of the season: a form from this page's origin, with the
-        session's CSRF token; written to the roster, then the season sent down again."""
+    async def _form(self, request: web.Request, what: str, fields: str) -> Mapping[str, Any]:
+        """The organiser's form (``what``, of ``fields``): from this page's origin, in a live
+        session (else to the login), with the session's CSRF token; else refused."""
         assert self.gate is not None and self.roster is not None  # main() asks for a roster with a password
         if not same_origin(request):
-            raise web.HTTPForbidden(text="a merge from another site's page")
+            raise web.HTTPForbidden(text=f"{what} from another site's page")
         session = self.gate.visit(request)
         if isinstance(session, Refused):
             raise web.HTTPSeeOther("/login")
         try:
             form = await request.post()
         except ValueError:
-            raise web.HTTPBadRequest(text="a merge is a form with csrf, duplicate and into fields, in UTF-8") from None
-        token, duplicate, into = (form.get(name) for name in ("csrf", "duplicate", "into"))
+            raise web.HTTPBadRequest(text=f"{what} is a form with {fields} fields, in UTF-8") from None
+        token = form.get("csrf")
         if not isinstance(token, str) or not same(token, session.csrf):
-            raise web.HTTPForbidden(text="a merge without the page's token: load the page again")
+            raise web.HTTPForbidden(text=f"{what} without the page's token: load the page again")
+        return form
+
+    async def _merge(self, request: web.Request) -> web.Response:
+        """The organiser merges two teams of the season: a form from this page's origin, with the
+        session's CSRF token; written to the roster, then the season sent down again."""
+        form = await self._form(request, "a merge", "csrf, duplicate and into")
+        duplicate, into = form.get("duplicate"), form.get("into")
         lang = self._language(request)
         gettext = translation(lang).gettext
         if not isinstance(duplicate, str) or not isinstance(into, str):
@@ -379,6 +458,65 @@ class LeaguePage(ServerThread):
         log.info("the organiser merged the team %s into %s", duplicate, into)
         return await self._page(request, gettext(WORDS["merged"]).format(duplicate=names[duplicate], into=names[into]))
 
+    async def _decide_night(self, request: web.Request) -> web.Response:
+        """The organiser voids, holds or restores a night (``league.Decision``), saying why."""
+        form = await self._form(request, "a decision", "csrf, cafe, host, night, event and why")
+        key, event, why = _night_named(form), form.get("event"), form.get("why")
+        if key is None or event not in (VOIDED, HELD, RESTORED) or not isinstance(why, str):
+            return await self._page(request, say(Phrase.of("a decision names a night of the league, what to do with "
+                                                           "it and why"), self._language(request)), 400)
+        by = who("organiser", self._device(request))
+        return await self._decided(request, lambda: self.league.decision(str(event), key, by, why))
+
+    async def _edit_result(self, request: web.Request) -> web.Response:
+        """The organiser edits a result of a night: a round's pair (``slot``, "ROUND/TABLE") made
+        ``outcome`` (``WON`` or ``FORFEIT`` with ":0" or ":1", the first or second team of the
+        pair, or another of ``league.OUTCOMES``), saying why."""
+        form = await self._form(request, "an edit", "csrf, cafe, host, night, slot, outcome and why")
+        key, slot, outcome, why = _night_named(form), form.get("slot"), form.get("outcome"), form.get("why")
+        number, _, table = slot.partition("/") if isinstance(slot, str) else ("", "", "")
+        result, _, side = outcome.partition(":") if isinstance(outcome, str) else ("", "", "")
+        pair = None if key is None or not number.isdigit() else self.league.pair(key, int(number), table)
+        if key is None or pair is None or not isinstance(why, str) or side not in ("", "0", "1") \
+                or (side != "") != (result in (WON, FORFEIT)):
+            return await self._page(request, say(Phrase.of("an edit names a round's pair of a night of the league, "
+                                                           "its result and why"), self._language(request)), 400)
+        winner = pair[int(side)] if side else None
+        by = who("organiser", self._device(request))
+        return await self._decided(request, lambda: self.league.decision(EDITED, key, by, why, int(number), table,
+                                                                         result, winner))
+
+    def _device(self, request: web.Request) -> str | None:
+        assert self.gate is not None
+        return self.gate.door.device(request)
+
+    async def _decided(self, request: web.Request, make: Callable[[], Decision]) -> web.Response:
+        """The organiser's event ``make`` gives, checked, written to the roster, then kept (the
+        season sent down again); the page says what was done, or why not, in its language."""
+        lang = self._language(request)
+        gettext = translation(lang).gettext
+        try:
+            decision = await asyncio.to_thread(self._kept, make)
+        except Refusal as e:  # the league's refusal, or a reason out of its kind
+            return await self._page(request, say(e.phrase, lang), 409)
+        except (RosterError, OSError) as e:
+            log.error("the league's page could not write the organiser's event to %s: %s", self.roster, e)
+            error = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            return await self._page(request, gettext(WORDS["unkept"]).format(error=error), 500)
+        log.info("the organiser's event: %s of the night %s", decision.event, "/".join(decision.key))
+        held = self.league.nights.get(decision.key)
+        name = decision.night if held is None else held.night.name
+        return await self._page(request, gettext(WORDS[f"done_{decision.event}"]).format(night=name))
+
+    def _kept(self, make: Callable[[], Decision]) -> Decision:
+        """The organiser's event checked against the season, written to the roster, then kept: the
+        league (and the season it sends down) changes only once the roster keeps it."""
+        assert self.roster is not None
+        decision = make()
+        write_decision(self.roster, decision)
+        self.league.keep(decision)
+        return decision
+
     def _merged(self, duplicate: str, into: str) -> None:
         """The merge checked against the season, written to the roster, then made: the league
         (and the season it sends down) changes only once the roster keeps it."""
@@ -386,6 +524,12 @@ class LeaguePage(ServerThread):
         self.league.mergeable(duplicate, into)
         write_merge(self.roster, duplicate, into)
         self.league.merge(duplicate, into)
+
+
+def _night_named(form: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    """The night an organiser's form names (its café, table and id), if it names one."""
+    named = tuple(form.get(name) for name in ("cafe", "host", "night"))
+    return (named[0], named[1], named[2]) if all(isinstance(part, str) and part for part in named) else None  # type: ignore[return-value]
 
 
 def login_page(lang: str, said: str = "", form: bool = True) -> str:
@@ -401,10 +545,11 @@ def login_page(lang: str, said: str = "", form: bool = True) -> str:
 
 def page(data: dict[str, Any], lang: str, organiser: str | None = None, said: str = "", zone: str = "UTC",
          every_s: int = EVERY_S) -> str:
-    """The league's page in ``lang``: the season overall, each café's (when it was last heard, its
-    nights and their TRFs), the nights refused. ``organiser``: None on a page without a sign-in,
-    "" for a visitor (a link to sign in), else the signed-in organiser's CSRF token (the form that
-    merges two teams); ``said``: what the organiser's last request did; ``zone``: the time zone
+    """The league's page in ``lang``: the season overall, the nights waiting for the organiser,
+    each café's (when it was last heard, its nights and their TRFs, each held or void with why),
+    the nights refused, the organiser's history. ``organiser``: None on a page without a sign-in,
+    "" for a visitor (a link to sign in), else the signed-in organiser's CSRF token (the forms that
+    merge two teams, void, hold or restore a night, edit a result); ``said``: what the organiser's last request did; ``zone``: the time zone
     its dates are written in (the page's kit writes its numbers and dates in the reader's
     language, and fetches the season again every ``every_s``)."""
     gettext = translation(lang).gettext
@@ -448,19 +593,76 @@ def page(data: dict[str, Any], lang: str, organiser: str | None = None, said: st
                      f'<label>{w["duplicate"]} <select name="duplicate">{options}</select></label> '
                      f'<label>{w["into"]} <select name="into">{options}</select></label> '
                      f'<button>{w["merge_button"]}</button></form>')
+    def held(night: dict[str, Any]) -> str:
+        """Why a night is out of the season, if it is."""
+        if night["state"] == WAITING:
+            return w["away"].format(codes=", ".join(night["away"])) if night["why"] is None else \
+                w["held_by"].format(why=night["why"])
+        if night["why"] is None:
+            return ""
+        return w["void_by" if night["state"] == VOIDED else "restored_by"].format(why=night["why"])
+
+    def decide(cafe: str, night: dict[str, Any]) -> str:
+        """The organiser's forms for ``night``: void, hold or restore it; edit one of its results."""
+        named = "".join(f'<input type="hidden" name="{name}" value="{e(value)}">' for name, value in (
+            ("csrf", str(organiser)), ("cafe", cafe), ("host", night["host"]), ("night", night["night"])))
+        why = f'<label>{w["why"]} <input name="why" required maxlength="{MOST_WHY}" autocomplete="off"></label>'
+        allowed = {COUNTED: (VOIDED, HELD), WAITING: (RESTORED, VOIDED), VOIDED: (RESTORED,)}[night["state"]]
+        events = "".join(f'<option value="{event}">{w[event]}</option>' for event in allowed)
+        forms = (f'<form method="post" action="/night">{named}<label>{w["event"]} <select name="event">{events}'
+                 f'</select></label> {why} <button>{w["decide_button"]}</button></form>')
+        if night["results"]:
+            slots = "".join(f'<option value="{r["round"]}/{e(r["table"])}">{e(slotted(r))}</option>'
+                            for r in night["results"])
+            outcomes = "".join(f'<option value="{value}">{e(label)}</option>' for value, label in (
+                (f"{WON}:0", w["first_won"]), (f"{WON}:1", w["second_won"]), (f"{FORFEIT}:0", w["first_forfeit"]),
+                (f"{FORFEIT}:1", w["second_forfeit"]), *((result, gettext(OUTCOMES_SAID[result]))
+                                                        for result in (DOUBLE_LOSS, VOID, AS_SENT))))
+            forms += (f'<form method="post" action="/result">{named}<label>{w["result"]} <select name="slot">{slots}'
+                      f'</select></label> <label>{w["outcome"]} <select name="outcome">{outcomes}</select></label> '
+                      f'{why} <button>{w["edit_button"]}</button></form>')
+        return f"<details><summary>{w['decide']}</summary>{forms}</details>"
+
+    def slotted(result: dict[str, Any]) -> str:
+        """A round's pair and its result as it counts, as the edit form lists it."""
+        winner, how = result["winner"], result["how"]
+        if how is None:
+            said = gettext(OUTCOMES_SAID[VOID])
+        elif how == DOUBLE_LOSS:
+            said = gettext(OUTCOMES_SAID[DOUBLE_LOSS])
+        elif winner is None:
+            said = w["both_lost"]
+        else:
+            said = gettext(OUTCOMES_SAID[FORFEIT if how == FORFEIT else WON]).format(team=winner)
+        if result["edited"]:
+            said += f" ({w['edited']})"
+        red, blue = result["teams"]
+        return w["slot"].format(round=result["round"], table=result["table"], red=red, blue=blue, result=said)
+
+    def when(at: float) -> str:
+        """A time the kit writes in the reader's language and the page's time zone."""
+        shown_at = datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return f'<time datetime="{shown_at}">{shown_at}</time>'
+
     season = [f"<h2>{w['overall']}</h2>", table(data["season"], w["overall"])]
+    waiting = [(cafe["cafe"], n) for cafe in data["cafes"] for n in cafe["nights"] if n["state"] == WAITING]
+    if waiting:
+        items = "".join(f"<li>{e(w['night_at'].format(name=n['name'], table=n['host']))}, "
+                        f"{e(w['from'].format(cafe=cafe, table=n['host']))}: {e(held(n))}</li>" for cafe, n in waiting)
+        season.append(f"<h2>{w['waiting']}</h2><ul>{items}</ul>")
     for cafe in data["cafes"]:
         if cafe["heard"] is None:
             shown_heard = e(w["unheard"])
         else:  # the kit writes it in the reader's language and the page's time zone
-            at = datetime.fromtimestamp(cafe["heard"], UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-            shown_heard = e(w["heard"]).replace("{when}", f'<time datetime="{at}">{at}</time>')
+            shown_heard = e(w["heard"]).replace("{when}", when(cafe["heard"]))
         name = f"{w['cafe']}: {cafe['cafe']}"
         season += [f"<h2>{e(name)}</h2><p>{shown_heard}</p>", table(cafe["season"], name)]
         nights = "".join(
             f"<li>{e(w['night_at'].format(name=n['name'], table=n['host']))}"
             + (f' · <a href="/nights/{quote(cafe["cafe"], safe="")}/{quote(n["host"], safe="")}/'
-               f'{quote(n["night"], safe="")}.trf" download>{w["trf"]}</a>' if n["trf"] else "") + "</li>"
+               f'{quote(n["night"], safe="")}.trf" download>{w["trf"]}</a>' if n["trf"] else "")
+            + (f" · <strong>{e(held(n))}</strong>" if held(n) else "")
+            + (decide(cafe["cafe"], n) if organiser else "") + "</li>"
             for n in cafe["nights"])
         if nights:
             season.append(f"<h3>{w['nights_of']}</h3><ul>{nights}</ul>")
@@ -468,6 +670,10 @@ def page(data: dict[str, Any], lang: str, organiser: str | None = None, said: st
         items = "".join(f"<li>{e(a['night'])}, {e(w['from'].format(cafe=a['cafe'], table=a['host']))}: {e(a['why'])}</li>"
                         for a in data["apart"])
         season += [f"<h2>{w['apart']}</h2><ul>{items}</ul>"]
+    if data["history"]:
+        told = "".join(f"<li>{when(d['at'])} · {e(w['history_line'].format(by=d['by'], what=d['what'], why=d['why']))}"
+                       "</li>" for d in data["history"])
+        season.append(f"<h2>{w['history']}</h2><ol>{told}</ol>")
     parts.append(f'<div id="season" data-part>{"".join(season)}</div>')
     return kit_page(lang, title, "".join(header), "".join(parts), head=STYLE, zone=zone,
                     every_s=0 if organiser else every_s, said=w["updated"])
@@ -489,7 +695,7 @@ def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         if not args.league or any(c in args.league for c in "/+# \0"):
             raise ValueError("--league is the league's name, one level of its topics: no '/', '+', '#' or space")
         if args.password_file is not None and args.roster is None:
-            raise ValueError("--password-file signs the organiser in to merge teams in the roster: name it, --roster")
+            raise ValueError("--password-file signs the organiser in to merge teams and decide nights in the roster: name it, --roster")
         roster = read_roster(args.roster) if args.roster else Roster({}, {}, {}, Scoring())
         stored = None if args.password_file is None else read_password_file(args.password_file)
     except ValueError as e:

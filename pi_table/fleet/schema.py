@@ -313,8 +313,14 @@ SEASON_LINE = Record({  # fleet.league.SeasonLine.to_json: a team's line of the 
     "lost": Number(0, 10**6, whole=True), "drawn": Number(0, 10**6, whole=True), "rating": Number(-(10**6), 10**6),
     "place": Number(1, 10**6, whole=True), "shared": Flag(),
 }, required=("team", "nights", "points", "played", "won", "lost", "drawn", "rating", "place", "shared"))
+DECISION = Record({  # fleet.league.Decision.to_json: the organiser's event on a night (issue 76)
+    "event": Text(NAME), "cafe": Text(NAME), "host": Text(NAME), "night": Text(NAME), "by": Text(NAME), "at": TIME,
+    "why": Text(SAID), "round": Number(1, 10_000, whole=True), "table": Text(NAME), "result": Text(NAME),
+    "winner": maybe(Text(MAX_NAME)),
+}, required=("event", "cafe", "host", "night", "by", "at", "why"))
 SEASON = Record({  # fleet.league_page.LeaguePage: the season the league's page sends down to every café
     "league": Text(NAME), "at": TIME, "season": Records(SEASON_LINE, 2000),
+    "history": Records(DECISION, 100),  # the organiser's newest events (fleet.league.SENT_DECISIONS); before them none
 }, required=("league", "at", "season"))
 LEAGUE_TOPICS: dict[str, Spec] = {"league.night": LEAGUE_NIGHT, "league.season": SEASON}
 """What the league's page reads of the nights the cafés' host tables send over their bridges (issue 64)."""

@@ -163,6 +163,12 @@ def hashed(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def who(role: str, device: str | None) -> str:
+    """Who made a change, for a history (a night's, a league's): the ``role``, and the phone of
+    the ``device`` cookie it came with, by a short name made from it (the cookie stays secret)."""
+    return role if device is None else f"{role} · {hashlib.sha256(device.encode()).hexdigest()[:6]}"
+
+
 def same(given: str, made: str) -> bool:
     """Whether ``given`` (what a request carries: any text) is ``made`` (a token of ours, ASCII),
     compared in constant time; text that is not ASCII is none of ours."""

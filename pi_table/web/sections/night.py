@@ -33,7 +33,6 @@ docs/cafe/night.md is the contract.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from typing import TypeVar
@@ -49,7 +48,7 @@ from ...night.scoring import RATING, tiebreak_texts
 from ...night.standings import high_scores
 from ...night.state import DRAW, LATE_CHOICES, RATINGS, Night
 from ...ui.i18n import say, translation
-from ..auth import Session, Throttle
+from ..auth import Session, Throttle, who
 from ..night import (
     tiebreak_choices,
     tiebreaks_shown,
@@ -408,9 +407,7 @@ class NightSection(NightPages, Section[Recorder | None], name="night", script="n
     def who(self, request: web.Request, session: Session) -> str:
         """Who does a change at the desk, for the night's history: the staff or the owner, and
         their phone (a short name made from its device cookie's, which stays secret)."""
-        role = "owner" if self.page.owner.left_s(session) else "staff"
-        device = self.page.gate.door.device(request)
-        return role if device is None else f"{role} · {hashlib.sha256(device.encode()).hexdigest()[:6]}"
+        return who("owner" if self.page.owner.left_s(session) else "staff", self.page.gate.door.device(request))
 
     def _act(self, action: Callable[[object], object]) -> Checked:
         async def acted(request: web.Request, session: Session) -> web.Response:
