@@ -1284,6 +1284,7 @@ def test_the_organiser_voids_restores_and_edits_on_the_page_which_the_roster_kee
         assert page.league.history[-1].winner == pair.teams[owls]
         italian = fetch("/?lang=it")[1]
         assert "Lo storico della lega" in italian and "ha annullato la serata League night di bar-roma" in italian
+        assert "l&#x27;organizzatore · " in italian and "organiser" not in italian  # who, in the page's words
         again = read_roster(roster).league("spring")  # the page started again: the roster's events, the broker's nights
         for cafe, host, night in (("bar-milano", "m1", milano), ("bar-roma", "r1", roma)):
             again.take(*sent(night, cafe, host))

@@ -122,7 +122,7 @@ WORDS = {  # the page's words, translated once for each language
     "first_forfeit": N_("The first team won by forfeit"), "second_forfeit": N_("The second team won by forfeit"),
     "edit_button": N_("Edit"), "slot": N_("Round {round}, table {table}: {red} v {blue}, {result}"),
     "both_lost": N_("both teams lost"), "edited": N_("edited by the organiser"), "history": N_("The league's history"),
-    "history_line": N_("{by} {what}. Why: {why}"),
+    "history_line": N_("{by} {what}. Why: {why}"), "organiser_by": N_("the organiser"),
     "done_void": N_("The night {night} is void: it counts for nothing."),
     "done_hold": N_("The night {night} is held: it counts for nothing until it is restored."),
     "done_restore": N_("The night {night} counts."), "done_edit": N_("The result is edited: the season is counted again."),
@@ -465,7 +465,7 @@ class LeaguePage(ServerThread):
         if key is None or event not in (VOIDED, HELD, RESTORED) or not isinstance(why, str):
             return await self._page(request, say(Phrase.of("a decision names a night of the league, what to do with "
                                                            "it and why"), self._language(request)), 400)
-        by = who("organiser", self._device(request))
+        by = who(ORGANISER, self._device(request))
         return await self._decided(request, lambda: self.league.decision(str(event), key, by, why))
 
     async def _edit_result(self, request: web.Request) -> web.Response:
@@ -482,7 +482,7 @@ class LeaguePage(ServerThread):
             return await self._page(request, say(Phrase.of("an edit names a round's pair of a night of the league, "
                                                            "its result and why"), self._language(request)), 400)
         winner = pair[int(side)] if side else None
-        by = who("organiser", self._device(request))
+        by = who(ORGANISER, self._device(request))
         return await self._decided(request, lambda: self.league.decision(EDITED, key, by, why, int(number), table,
                                                                          result, winner))
 
@@ -541,6 +541,17 @@ def login_page(lang: str, said: str = "", form: bool = True) -> str:
              f'</form>') if form else ""
     return kit_page(lang, w["organiser"], f"<h1>{e(w['organiser'])}</h1>",
                     f'{typed}{f"<p>{e(said)}</p>" if said else ""}', head=STYLE)
+
+
+ORGANISER = "organiser"
+"""The role the league's page's changes are made by, in its history (``auth.who``)."""
+
+
+def said_by(by: str, w: Mapping[str, str]) -> str:
+    """Who made a decision (``auth.who``: the role and the phone's short name), the role in the
+    page's words; a name a hand-edited roster gives is shown as it is."""
+    role, sep, phone = by.partition(" · ")
+    return (w["organiser_by"] if role == ORGANISER else role) + sep + phone
 
 
 def page(data: dict[str, Any], lang: str, organiser: str | None = None, said: str = "", zone: str = "UTC",
@@ -671,7 +682,7 @@ def page(data: dict[str, Any], lang: str, organiser: str | None = None, said: st
                         for a in data["apart"])
         season += [f"<h2>{w['apart']}</h2><ul>{items}</ul>"]
     if data["history"]:
-        told = "".join(f"<li>{when(d['at'])} · {e(w['history_line'].format(by=d['by'], what=d['what'], why=d['why']))}"
+        told = "".join(f"<li>{when(d['at'])} · {e(w['history_line'].format(by=said_by(d['by'], w), what=d['what'], why=d['why']))}"
                        "</li>" for d in data["history"])
         season.append(f"<h2>{w['history']}</h2><ol>{told}</ol>")
     parts.append(f'<div id="season" data-part>{"".join(season)}</div>')
