@@ -1,5 +1,5 @@
 """The machine's stand-ins: journalctl, NetworkManager's nmcli (tests/fake_nmcli.py), Debian's
-packages, mosquitto.service (tests/fake_systemctl.py), a USB stick."""
+packages, mosquitto.service (tests/fake_systemctl.py), a USB stick, a network place (rclone serve)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from helpers import ROOT, require_tools
+from helpers import ROOT, require_tools, wait_for
 from helpers_staff import STAFF_CONFIG, STAFF_PIN
 
 
@@ -291,3 +291,46 @@ def old_table_backup(folder: Path) -> bytes:
     (folder / "config.toml").write_text(STAFF_CONFIG + '[game]\nlanguage = "it"\n')
     set_pin(folder / "journal", STAFF_PIN)
     return backup.make(load_config(folder / "config.toml"))
+
+
+# --- a network place the nightly backup is copied to (tests/test_offsite.py, test_sealed.py) --------
+
+PLACE_USER, PLACE_PASSWORD = "cafe", "a pass with spaces, #; and = signs"
+
+
+class Served:
+    """``rclone serve KIND`` on a free loopback port, into ``folder``, with the user and password."""
+
+    def __init__(self, kind: str, folder: Path, home: Path, port: int | None = None,
+                 key: Path | None = None, tls: tuple[Path, Path] | None = None) -> None:
+        from pi_table.fleet.broker import free_port
+
+        require_tools("rclone")
+        self.port = port or free_port()
+        folder.mkdir(parents=True, exist_ok=True)
+        home.mkdir(parents=True, exist_ok=True)
+        self.folder = folder
+        env = {"PATH": os.environ["PATH"], "HOME": str(home), "XDG_CACHE_HOME": str(home / "cache"),
+               "XDG_CONFIG_HOME": str(home / "config")}
+        self.process = subprocess.Popen(
+            ["rclone", "serve", kind, "--addr", f"127.0.0.1:{self.port}", "--user", PLACE_USER, "--pass", PLACE_PASSWORD,
+             "--config", "/dev/null", *(["--key", str(key), "-vv"] if key else []),
+             *(["--cert", str(tls[0]), "--key", str(tls[1])] if tls else []), str(folder)], env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        wait_for(self._listening, f"rclone serve {kind} listening", timeout=30)
+
+    def _listening(self) -> bool:
+        import socket
+
+        assert self.process.poll() is None, self.process.stderr.read().decode() if self.process.stderr else ""
+        with socket.socket() as probe:
+            return probe.connect_ex(("127.0.0.1", self.port)) == 0
+
+    def close(self) -> str:
+        """The server stopped; what it logged."""
+        self.process.terminate()
+        return self.process.communicate(timeout=10)[1].decode("utf-8", "replace")
+
+
+def place_address(kind: str, port: int, folder: str = "pi-table/bar-uno") -> str:
+    return f"{'sftp' if kind == 'sftp' else 'http'}://{PLACE_USER}@127.0.0.1:{port}/{folder}"

@@ -6,7 +6,6 @@ loopback; the place parsed into its kind before rclone sees any of it; the place
 from __future__ import annotations
 
 import json
-import os
 import stat
 import subprocess
 import time
@@ -15,56 +14,30 @@ from pathlib import Path
 import pytest
 
 from pi_table.config import load_config
-from pi_table.daemon import backup, offsite
+from pi_table.daemon import backup, offsite, sealed
 from pi_table.engine.errors import Refusal
 from pi_table.fleet.broker import free_port
 from pi_table.ui.i18n import say
 
-from helpers import require_tools, wait_for
+from helpers import require_tools
+from helpers_machine import PLACE_PASSWORD as PASSWORD
+from helpers_machine import PLACE_USER as USER
+from helpers_machine import Served
+from helpers_machine import place_address as address
 from helpers_staff import STAFF_CONFIG
 from helpers_tables import StaffService
 
-USER, PASSWORD = "cafe", "a pass with spaces, #; and = signs"
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILdMiCirWT8E7kRZpgAd3dZ6dN3OUb8zMBhJa/3ZUKaT"
 
 
 def configured(tmp_path: Path):
+    """A table with its settings and its backup key (a copy leaves the card sealed alone: ``sealed``)."""
     tmp_path.mkdir(exist_ok=True)
     path = tmp_path / "config.toml"
     path.write_text(STAFF_CONFIG)
-    return load_config(path)
-
-
-class Served:
-    """``rclone serve KIND`` on a free loopback port, into ``folder``, with the user and password."""
-
-    def __init__(self, kind: str, folder: Path, home: Path, port: int | None = None,
-                 key: Path | None = None, tls: tuple[Path, Path] | None = None) -> None:
-        require_tools("rclone")
-        self.port = port or free_port()
-        folder.mkdir(parents=True, exist_ok=True)
-        home.mkdir(parents=True, exist_ok=True)
-        self.folder = folder
-        env = {"PATH": os.environ["PATH"], "HOME": str(home), "XDG_CACHE_HOME": str(home / "cache"),
-               "XDG_CONFIG_HOME": str(home / "config")}
-        self.process = subprocess.Popen(
-            ["rclone", "serve", kind, "--addr", f"127.0.0.1:{self.port}", "--user", USER, "--pass", PASSWORD,
-             "--config", "/dev/null", *(["--key", str(key), "-vv"] if key else []),
-             *(["--cert", str(tls[0]), "--key", str(tls[1])] if tls else []), str(folder)], env=env,
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        wait_for(self._listening, f"rclone serve {kind} listening", timeout=30)
-
-    def _listening(self) -> bool:
-        import socket
-
-        assert self.process.poll() is None, self.process.stderr.read().decode() if self.process.stderr else ""
-        with socket.socket() as probe:
-            return probe.connect_ex(("127.0.0.1", self.port)) == 0
-
-    def close(self) -> str:
-        """The server stopped; what it logged."""
-        self.process.terminate()
-        return self.process.communicate(timeout=10)[1].decode("utf-8", "replace")
+    config = load_config(path)
+    backup.new_key(config)
+    return config
 
 
 @pytest.fixture(params=["webdav", "sftp"])
@@ -72,10 +45,6 @@ def served(request, tmp_path):
     server = Served(request.param, tmp_path / "served", tmp_path / "server-home")
     yield request.param, server
     server.close()
-
-
-def address(kind: str, port: int, folder: str = "pi-table/bar-uno") -> str:
-    return f"{'sftp' if kind == 'sftp' else 'http'}://{USER}@127.0.0.1:{port}/{folder}"
 
 
 def night(config, copies=(offsite.send,)) -> backup.Nightly:
@@ -90,7 +59,7 @@ def test_the_nightly_backup_is_copied_to_the_place_and_its_copy_noted(tmp_path, 
     assert made is not None
     copied = server.folder / "pi-table" / "bar-uno" / made.name
     assert copied.read_bytes() == made.read_bytes()
-    backup.read(copied.read_bytes())  # a backup the table restores
+    backup.read(sealed.opened(copied.read_bytes(), sealed.kept_key(config)))  # a backup the table restores
     last = offsite.last(config)
     assert last is not None and last["ok"] is True and last["backup"] == made.name and "why" not in last
     assert not (backup.folder(config) / offsite.RCLONE_CONFIG).exists()  # rclone's file, its password in it, gone
@@ -212,6 +181,7 @@ def test_the_owner_gives_the_place_on_the_staff_page_sees_the_copy_and_never_the
     try:
         service.start()
         config = load_config(service.config)
+        backup.new_key(config)  # the set-up's: a copy leaves the card sealed alone
         made = night(config, copies=()).tick()  # a backup to copy: the night's, made before
         assert made is not None
         staff = service.staff()

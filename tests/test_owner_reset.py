@@ -269,13 +269,14 @@ def test_the_wipe_leaves_no_password_in_the_settings_their_last_good_copy_or_the
     (tmp_path / "journal").mkdir()
     new_recovery_code(tmp_path / "journal")
     (tmp_path / "journal" / "broker.handout").write_text('{"handout": {"t2": "a password"}}')
+    (tmp_path / "journal" / "backup.key").write_text("ABCDEFGHJKMNPQRSTVWX")  # daemon.sealed.KEY_FILE
     (tmp_path / "backups").mkdir()
     (tmp_path / "backups" / "nightly-20261126-040000.tar.gz").write_bytes(b"a backup")
     loaded = load_config(config)
 
     wiped = owners_part.wipe(loaded, NoHelper())
 
-    assert wiped == ["broker", "dashboard", "notify", "recovery", "handout", "backups"]
+    assert wiped == ["broker", "dashboard", "notify", "recovery", "handout", "backups", "backup_key"]
     for path in (config, trial.beside(config, trial.GOOD)):
         text = path.read_text()
         assert BROKER_SECRET not in text and ".password" not in text and ".url" not in text, path

@@ -38,6 +38,7 @@ OWNERS = {("POST", "/staff/api/power"), ("POST", "/staff/api/restore"), ("GET", 
           ("POST", "/staff/api/broker"), ("GET", "/staff/api/broker/ca.crt"), ("POST", "/staff/api/owner/recovery"),
           ("POST", "/staff/api/owner/notice"), ("GET", "/staff/api/owner/resets"), ("GET", "/staff/api/offsite"),
           ("POST", "/staff/api/offsite"), ("POST", "/staff/api/offsite/key"), ("POST", "/staff/api/offsite/ca"),
+          ("POST", "/staff/api/offsite/backup-key"),
           ("GET", "/staff/api/notify"), ("POST", "/staff/api/notify/test")}
 """What the issue gives the owner alone: power, restores, updates and the PIN's reset; the
 backup's download, which holds the settings whole (a broker's password written in its URL too);

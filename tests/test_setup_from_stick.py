@@ -142,6 +142,36 @@ def test_a_fresh_table_is_restored_from_the_newest_backup_on_a_stick_and_keeps_i
         again.close()
 
 
+def test_a_sealed_backup_on_the_stick_asks_for_its_key_refuses_a_wrong_one_and_keeps_the_right_one(café, tmp_path):
+    """Issue 75: the stick holds the old table's backup sealed with the owner's key; the set-up
+    restores it with that key alone, refuses without it or with another (nothing staged), and the
+    table keeps the owner's key (its copies go on opening with the key written down)."""
+    from pi_table.daemon import sealed
+
+    key = "ABCD-EFGH-JKMN-PQRS-TVWX"
+    data = sealed.seal(old_backup(tmp_path), sealed.key_given(key))
+    fresh, _ = café(**{NEWER: data})
+    journal = fresh.folder / "journal"
+    waiting = fresh.boot.waiting
+    base = fresh.daemon.companion.base_url
+    before = sorted(path.name for path in journal.iterdir())
+    found = asked(base, waiting.code)
+    assert found["outcome"] == "done" and found["sealed"] is True and found["backup"] == NEWER, found
+    assert found["replaces"] == []  # nothing of it is read before its key is given
+    for given, words in ((None, "sealed with the owner's backup key"), ("0000-1111-2222-3333-4444",
+                                                                          "does not open this backup"),
+                         ("ABCD", "5 groups of 4 letters and digits")):
+        status, refused, _ = call(base, "POST", "/setup/api",
+                                  restoring(waiting.code, NEWER, **({} if given is None else {"key": given})))
+        assert (status, refused["field"]) == (400, "restore") and words in refused["error"], refused
+        assert backup.pending(load_config(fresh.config)) is None  # nothing staged
+        assert sorted(path.name for path in journal.iterdir()) == before and fresh.boot.waiting is not None
+    status, done, _ = call(base, "POST", "/setup/api", restoring(waiting.code, NEWER, key=key.lower()))
+    assert status == 200 and done["ok"] and done["backup_key"] is None, done  # the owner's, no new one to write
+    config = load_config(fresh.config)
+    assert backup.pending(config) is not None and sealed.kept_key(config) == sealed.key_given(key)
+
+
 HOSTILE = packed([(member("journal/staff.pin", kind=tarfile.SYMTYPE, link="/etc/shadow"), b"")])
 
 
@@ -210,6 +240,46 @@ def test_on_a_phone_the_owner_looks_on_the_stick_sees_what_it_brings_and_sets_th
         page.click("#submit")
         page.locator("#done").wait_for()
         expect(page.locator("#recovery-code")).to_have_text(re.compile(r"^[0-9A-Z]{4}(-[0-9A-Z]{4}){4}$"))
+        # a backup made before there were keys: the table makes its own, shown this once beneath
+        expect(page.locator("#backup-key-code")).to_have_text(re.compile(r"^[0-9A-Z]{4}(-[0-9A-Z]{4}){4}$"))
         assert backup.pending(load_config(fresh.config)) is not None
+    finally:
+        context.close()
+
+
+@pytest.mark.browser
+def test_on_a_phone_a_sealed_backup_asks_for_its_key_and_says_why_a_wrong_one_does_not_open_it(café, tmp_path,
+                                                                                               browser):
+    from playwright.sync_api import expect
+
+    from pi_table.daemon import sealed
+
+    key = "ABCD-EFGH-JKMN-PQRS-TVWX"
+    fresh, _ = café(**{NEWER: sealed.seal(old_backup(tmp_path), sealed.key_given(key))})
+    base = fresh.daemon.companion.base_url
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    page = context.new_page()
+    try:
+        page.goto(f"{base}/setup")
+        page.fill("#code", fresh.boot.waiting.shown)
+        page.click("#stick-look")
+        expect(page.locator("#restore")).to_contain_text(f"Backup {NEWER} from the stick CAFE is sealed: type its "
+                                                         "backup key")
+        expect(page.locator("#backup-key-given")).to_be_visible()
+        expect(page.locator("#restore-replaces")).to_be_hidden()  # nothing of it read before its key
+        page.fill("#zone", "Europe/Rome")
+        page.fill("#passphrase", PASSPHRASE)
+        page.fill("#passphrase-again", PASSPHRASE)
+        page.fill("#backup-key-given", "0000-1111-2222-3333-4444")
+        page.click("#submit")
+        expect(page.locator("#restore-error")).to_contain_text("does not open this backup")
+        assert backup.pending(load_config(fresh.config)) is None and fresh.boot.waiting is not None
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.fill("#backup-key-given", key.lower())
+        page.click("#submit")
+        page.locator("#done").wait_for()
+        expect(page.locator("#recovery-code")).to_have_text(re.compile(r"^[0-9A-Z]{4}(-[0-9A-Z]{4}){4}$"))
+        expect(page.locator("#backup-key")).to_be_hidden()  # the owner's own key kept: nothing new to write down
+        assert sealed.kept_key(load_config(fresh.config)) == sealed.key_given(key)
     finally:
         context.close()

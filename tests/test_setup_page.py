@@ -71,6 +71,9 @@ def test_a_fresh_table_is_set_up_from_the_api_and_plays_after_its_restart_with_t
         recovery = done["recovery_code"]  # issue 58: the owner's way back, shown this once
         assert re.fullmatch(r"[0-9A-Z]{4}(-[0-9A-Z]{4}){4}", recovery)
         assert recovery.replace("-", "") not in (journal / "owner.recovery").read_text()  # its hash alone
+        key = done["backup_key"]  # issue 75: the key the copies off the card are sealed with, shown this once too
+        assert re.fullmatch(r"[0-9A-Z]{4}(-[0-9A-Z]{4}){4}", key) and key != recovery
+        assert (journal / "backup.key").read_text() == key.replace("-", "")  # kept: the nights seal with it
         assert done["notes"] == ["Il fuso orario e il Wi-Fi restano come sono: questo tavolo non ha il servizio "
                                  "pi-table-helper per impostarli (sudo systemd/install.sh lo installa)."]
         assert service.exited() == EXIT_RESTART
@@ -88,8 +91,11 @@ def test_a_fresh_table_is_set_up_from_the_api_and_plays_after_its_restart_with_t
         staff = Staff(base)
         assert staff.login(PIN)[0] == 200
         staff.as_owner(PASSPHRASE)
+        kept = staff.call("GET", "/staff/api/offsite")[1]  # the owner's page says one is kept, never which
+        assert kept["backup_key"] is True and key not in json.dumps(kept)
         assert (journal / "companion.secret").read_bytes() == secret  # the first boot's, not one the table made
         assert recovery not in json.dumps(service.status())  # nor on the screen's status, nor in a report
+        assert key not in json.dumps(service.status())
         status, answer = staff.call("POST", "/staff/api/owner/recover", {"recovery": recovery,
                                                                          "passphrase": "forgotten, then new"})
         assert status == 200 and answer["recovery_code"] != recovery

@@ -1,12 +1,15 @@
 """The way back from a dead SD card as a lifecycle (Hypothesis's stateful testing, DESIGN.md's
-"Ways back"): random sequences of a stick's backups put on it (a good one, a hostile one, a
-damaged one, a link to root's files), copies asked from the set-up page's desk (the newest, or a
-name of the listing), the set-up's restore, and starts healthy or not. The set-up's own code runs
+"Ways back"): random sequences of a stick's backups put on it (a good one, one sealed with the
+owner's backup key, a hostile one, a damaged one, a link to root's files), copies asked from the
+set-up page's desk (the newest, or a name of the listing), the set-up's restore (with the key, another
+or none), and starts healthy or not. The set-up's own code runs
 (``daemon.first_boot.StickCopy``: ``ask``, ``seen``; ``FirstBoot._restore``; the root helper's
 ``from_stick``; ``daemon.backup``'s start, keep and roll back); the oracle is the rules: the stick
 is only read, nothing but a copy of a regular file it lists reaches the backups folder and never
-over another, no root's file is read, a backup that will not do stages nothing and the fresh table
-stays as it was, and a staged restore is kept on a healthy start or gives the fresh state back."""
+over another, no root's file is read, a backup that will not do (a sealed one without its key
+among them) stages nothing and the fresh table stays as it was, the key given with a staged restore
+is the one the table keeps, and a staged restore is kept on a healthy start or gives the fresh
+state back."""
 
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from pi_table.config import load_config
-from pi_table.daemon import backup
+from pi_table.daemon import backup, sealed
 from pi_table.daemon.first_boot import FirstBoot
 from pi_table.engine.phrase import Phrase
 from pi_table.release import helper, requests, stick
@@ -36,15 +39,18 @@ from helpers_staff import STAFF_CONFIG
 DAYS = [f"nightly-202611{day}-040000.tar.gz" for day in (21, 22)]
 SHOWN = "the backup the page shows"  # what the set-up sends, the page's own; or another name, by hand
 SECRET = b"root's own secret"
+KEY, OTHER_KEY = "ABCD-EFGH-JKMN-PQRS-TVWX", "0000-1111-2222-3333-4444"
 
 
 @cache
 def kinds() -> dict[str, bytes]:
-    """What a stick may hold under a nightly name: the café's old table's backup, a hostile one, a damaged one."""
+    """What a stick may hold under a nightly name: the café's old table's backup, plain or sealed with
+    the owner's key, a hostile one, a damaged one."""
     folder = Path(tempfile.mkdtemp(prefix="old-table-"))
     good = old_table_backup(folder)
     shutil.rmtree(folder)
-    return {"good": good, "hostile": packed([(member("journal/staff.pin", kind=b"2", link="/etc/shadow"), b"")]),
+    return {"good": good, "sealed": sealed.seal(good, sealed.key_given(KEY)),
+            "hostile": packed([(member("journal/staff.pin", kind=b"2", link="/etc/shadow"), b"")]),
             "damaged": good[: len(good) // 2]}
 
 
@@ -66,6 +72,7 @@ class StickRestore(RuleBasedStateMachine):
         self.put: dict[str, bytes | None] = {}  # the stick's backups by name: their bytes, None for a link
         self.copied: dict[str, bytes] = {}  # what the model says reached the backups folder
         self.phase = "waiting"  # then "staged", "kept" or "rolled back"
+        self.key: str | None = None  # the backup key the set-up was given with the restore it staged
 
     def daemon(self) -> SimpleNamespace:
         """The running table as the set-up's desk sees it; its root helper asked through the spool
@@ -85,9 +92,10 @@ class StickRestore(RuleBasedStateMachine):
                                    lock=threading.Lock(), working=list))
 
     def files(self) -> dict[str, bytes]:
-        """The table's own: its settings and the journal folder's files."""
+        """The table's own: its settings and the journal folder's files (but the backup key the set-up keeps)."""
         return {"config.toml": self.config.read_bytes(),
-                **{path.name: path.read_bytes() for path in self.journal.iterdir() if path.is_file()}}
+                **{path.name: path.read_bytes() for path in self.journal.iterdir()
+                   if path.is_file() and path.name != "backup.key"}}
 
     def teardown(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -99,7 +107,7 @@ class StickRestore(RuleBasedStateMachine):
         """The stick the table wrote its nights to: the old table's backup on it."""
         self.put_on_the_stick(DAYS[0], "good")
 
-    @rule(name=st.sampled_from(DAYS), kind=st.sampled_from(["good", "hostile", "damaged", "link"]))
+    @rule(name=st.sampled_from(DAYS), kind=st.sampled_from(["good", "sealed", "hostile", "damaged", "link"]))
     def put_on_the_stick(self, name: str, kind: str) -> None:
         path = self.on_stick / name
         path.unlink(missing_ok=True)
@@ -129,22 +137,26 @@ class StickRestore(RuleBasedStateMachine):
             assert shown["outcome"] == "failed" and "not replaced" in shown["why"]
             return
         self.copied[name] = data
-        event(f"a {'good' if data == kinds()['good'] else 'bad'} backup copied")
+        good = data in (kinds()["good"], kinds()["sealed"])
+        event(f"a {'good' if good else 'bad'} backup copied")
         assert shown["listed"] == listed
-        assert shown["outcome"] == ("done" if data == kinds()["good"] else "refused"), shown
+        assert shown["outcome"] == ("done" if good else "refused"), shown
+        assert shown.get("sealed", False) == (data == kinds()["sealed"])  # its key asked before it is read
 
     @precondition(lambda self: self.phase == "waiting")
-    @rule(name=st.sampled_from([SHOWN, SHOWN, *DAYS]))
-    def set_up_from_it(self, name: str) -> None:
+    @rule(name=st.sampled_from([SHOWN, SHOWN, *DAYS]), key=st.sampled_from([None, KEY, KEY, OTHER_KEY]))
+    def set_up_from_it(self, name: str, key: str | None) -> None:
         shown = self.boot.stick.seen("en")
         name = shown.get("backup") or DAYS[0] if name == SHOWN else name
-        problems = self.boot._restore(name)
-        if shown.get("outcome") == "done" and shown.get("backup") == name:
+        problems = self.boot._restore(name, key)
+        if shown.get("outcome") == "done" and shown.get("backup") == name and (not shown.get("sealed") or key == KEY):
             assert problems == [], problems
-            self.phase = "staged"
-            event("a restore staged from the stick")
+            self.phase, self.key = "staged", key
+            event(f"a {'sealed' if shown.get('sealed') else 'plain'} restore staged from the stick")
         else:
             assert problems and all(isinstance(problem, Phrase) for problem in problems)
+            if shown.get("sealed") and shown.get("backup") == name:
+                event("a sealed backup refused: no key, or another")
 
     @precondition(lambda self: self.phase == "staged")
     @rule(healthy=st.booleans())
@@ -178,6 +190,11 @@ class StickRestore(RuleBasedStateMachine):
             assert not path.is_symlink() and path.read_bytes() == self.copied[name]
             assert path.stat().st_mode & 0o777 == 0o600
         assert all(SECRET not in path.read_bytes() for path in self.backups.rglob("*") if path.is_file())
+
+    @invariant()
+    def the_table_keeps_the_key_given_with_the_restore_it_staged_alone(self) -> None:
+        kept = sealed.kept_key(load_config(self.config))
+        assert kept == (None if self.key is None else sealed.key_given(self.key))
 
     @invariant()
     def the_table_is_as_the_rules_say(self) -> None:

@@ -30,6 +30,10 @@ watched as a change of settings is
 restore is kept; not healthy, or dead before it is healthy (a second start), the last good backup
 comes back by itself, with a note of what was rolled back and why in every language the table
 speaks. The backups folder is beside the journal (``folder``), never in it.
+
+A nightly backup is kept sealed with the owner's backup key once there is one (``sealed``): it is
+what leaves the card, to a USB stick or the network place. A restore opens a sealed backup with
+the key the owner types, or the one this table keeps.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ from ..files import PRIVATE_DIR, TooBig, read_file, read_json, write_private
 from ..kinds import SecretFile
 from ..table.journal import IN_PLAY, begun_last, end_play, finished, in_play
 from ..ui.i18n import moment_at, say
+from . import sealed
 from .rounds import Rounds
 
 if TYPE_CHECKING:
@@ -85,6 +90,7 @@ PHONES = ("companion.secret", "companion.released", "companion.opened")
 GAME = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,99}\.jsonl")
 MOST_BYTES = 64 << 20  # a backup unpacked: the default journal (keep_mb = 50) and room to spare
 MOST_FILE = 16 << 20  # one game's file: a game is a few kilobytes
+SEALED_MOST = MOST_BYTES + (MOST_BYTES >> 12) + 32  # sealed (``sealed``): 16 bytes a 64 KiB block, and a header
 MOST_RATIO = 200  # unpacked over packed: a journal packs ten times smaller, a bomb thousands
 FOLDER = trial.BACKUPS  # beside the journal folder
 STAGED, UPLOAD, LAST_GOOD = "restore.tar.gz", "upload.tar.gz", "last-good.tar.gz"
@@ -139,6 +145,20 @@ class Contents:
 
 
 # --- making one -----------------------------------------------------------------------------------
+
+
+def new_key(config: Config) -> str:
+    """A new backup key for this table, the nightly backups the card keeps sealed with it: the key,
+    to be shown once (``sealed.new_key``)."""
+    return sealed.new_key(config, kept(folder(config)), SEALED_MOST)
+
+
+def opened(data: bytes, key: str | None) -> bytes:
+    """The backup inside ``data``, sealed or not (``sealed.opened``); BadBackup saying why not."""
+    try:
+        return sealed.opened(data, key)
+    except sealed.Unopened as e:
+        raise BadBackup(e.phrase) from None
 
 
 def folder(config: Config) -> Path:
@@ -247,11 +267,12 @@ def made_at(manifest: dict[str, Any]) -> float | None:
 # --- checking one ---------------------------------------------------------------------------------
 
 
-def check(data: bytes, config: Config, running: Running | None = None) -> Contents:
+def check(data: bytes, config: Config, running: Running | None = None, key: str | None = None) -> Contents:
     """``data`` checked strictly as a backup to restore on this table: BadBackup naming what was
-    wrong and what was expected. Its configuration must pass ``check-config``'s checker on this
-    machine (``running``: beside the table that runs now), and keep its games where this one does."""
-    manifest, files = read(data)
+    wrong and what was expected. A sealed one is opened with ``key`` (the owner's, typed), else with
+    the key this table keeps (``sealed``). Its configuration must pass ``check-config``'s checker on
+    this machine (``running``: beside the table that runs now), and keep its games where this one does."""
+    manifest, files = read(opened(data, sealed.kept_key(config) if key is None else key))
     files, left_out = restorable(files)
     keys: list[str] = []
     made = made_at(manifest)
@@ -554,12 +575,14 @@ def running_now(table: Holding) -> Running:
     return Running((str(table.config.paths.journal_dir),), None if table.companion is None else table.companion.port)
 
 
-def restore(data: bytes, table: Table, by: str = "staff", restart: bool = True, reached: str | None = None) -> Contents:
-    """Check ``data`` (BadBackup), stage it for the next start and, with ``restart``, ask for the
-    restart that applies it as a trial, watching the devices working now and the address the
-    staff page was ``reached`` on (the staff page asks for the restart itself, once its answer is sent)."""
+def restore(data: bytes, table: Table, by: str = "staff", restart: bool = True, reached: str | None = None,
+            key: str | None = None) -> Contents:
+    """Check ``data`` (BadBackup; sealed, opened with ``key`` or the table's), stage it for the next
+    start and, with ``restart``, ask for the restart that applies it as a trial, watching the devices
+    working now and the address the staff page was ``reached`` on (the staff page asks for the
+    restart itself, once its answer is sent)."""
     with table.restarts.lock:
-        contents = stage(data, table.config, running_now(table), by, table.restarts.working(), reached)
+        contents = stage(data, table.config, running_now(table), by, table.restarts.working(), reached, key)
     log.info("restoring the backup of %s made %s: the table restarts on it", contents.manifest.get("table"),
              contents.manifest.get("made"))
     if restart:
@@ -568,7 +591,7 @@ def restore(data: bytes, table: Table, by: str = "staff", restart: bool = True, 
 
 
 def stage(data: bytes, config: Config, running: Running, by: str, working: Iterable[str],
-          reached: str | None = None) -> Contents:
+          reached: str | None = None, key: str | None = None) -> Contents:
     """Check ``data`` and keep it with its trial's note, for the next start to apply (``starting``);
     BadBackup (nothing kept) while a change of settings or another restore is on trial, or when
     the backup does not pass its check."""
@@ -577,7 +600,7 @@ def stage(data: bytes, config: Config, running: Running, by: str, working: Itera
                         "or rolled back")
     if pending(config) is not None:
         raise BadBackup("a restored backup is being tried: wait until it is kept or rolled back")
-    contents = check(data, config, running)
+    contents = check(data, config, running, key)
     where = folder(config)
     try:
         where.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)  # what it restores alone: the start replays no game
@@ -745,9 +768,9 @@ def backup_bytes(config: Config) -> tuple[str, bytes]:
     return file_name(config), make(config)
 
 
-def check_upload(data: bytes, table: Table) -> Contents:
+def check_upload(data: bytes, table: Table, key: str | None = None) -> Contents:
     """What an upload would replace (``Contents.replaces``), checked as a restore checks it."""
-    return check(data, table.config, running_now(table))
+    return check(data, table.config, running_now(table), key)
 
 
 def restore_upload(data: bytes, table: Table, reached: str | None = None) -> list[Phrase]:
@@ -778,6 +801,15 @@ class Nightly(Rounds):
         self.copies = tuple(copies)  # where else each night's backup goes, off the SD card (``offsite``)
         self.failed: Exception | None = None  # why the last night's backup could not be made, until one is (``notices``)
 
+    def as_kept(self, data: bytes) -> bytes:
+        """The night's backup as the card keeps it: sealed with the owner's key, which a copy off the
+        card needs (``sealed``); one that cannot be sealed is kept as it is, and leaves the card nowhere."""
+        try:
+            return sealed.for_the_card(self.config, data)
+        except sealed.Unopened as e:
+            log.warning("the nightly backup is kept unsealed: %s", say(e.phrase, "en"))
+            return data
+
     def due(self) -> bool:
         """Whether no backup was made since the last quiet hour."""
         import datetime  # the nightly thread's, not the table's start
@@ -798,7 +830,7 @@ class Nightly(Rounds):
         where = folder(self.config)
         path = where / f"nightly-{time.strftime('%Y%m%d-%H%M%S', time.localtime(now))}.tar.gz"
         try:
-            data = make(self.config, now)
+            data = self.as_kept(make(self.config, now))
             where.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
             write_private(path, data)
         except (OSError, BadBackup) as e:
@@ -835,10 +867,10 @@ def nightly(config: Config) -> list[dict[str, Any]]:
     """The nightly backups kept, newest first, as the staff page lists them: ``name``, ``made``
     (local time, to the minute), ``size`` in bytes, and what each ``holds`` (its parts, or why it
     cannot be read), each read and checked as a restore reads it."""
-    listed = []
+    listed, key = [], sealed.kept_key(config)
     for path in kept(folder(config)):
         try:
-            holds = _holds(read(read_file(path, MOST_BYTES))[1])
+            holds = _holds(read(opened(read_file(path, SEALED_MOST), key))[1])
         except (OSError, TooBig, BadBackup) as e:
             why = e.phrase if isinstance(e, BadBackup) else getattr(e, "strerror", None) or str(e)
             holds = [Phrase.of("it cannot be read: {why}", why=why)]
@@ -867,7 +899,7 @@ def nightly_data(config: Config, name: str) -> bytes:
     if name not in {path.name for path in kept(where)}:
         raise BadBackup("no nightly backup {name} is kept on this table: choose one of the list", name=name[:80])
     try:
-        return read_file(where / name, MOST_BYTES)
+        return read_file(where / name, SEALED_MOST)  # sealed or not: its restore opens it
     except (OSError, TooBig) as e:
         raise BadBackup("the nightly backup {name} cannot be read: {why}", name=name,
                         why=getattr(e, "strerror", None) or str(e)) from None

@@ -44,6 +44,7 @@ from ..ui.i18n import say
 from ..web.document import zone_now
 from ..worker import Worker
 from . import backup as backups
+from . import sealed
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -241,23 +242,26 @@ class FirstBoot:
         """The checker's problems with the settings the form gives, nothing written."""
         return self.daemon.restarts.problems(settings)
 
-    def set_up(self, form: Form, by: str | None) -> tuple[list[Phrase], list[Text]]:
+    def set_up(self, form: Form, by: str | None) -> tuple[list[Phrase], list[Text], str | None]:
         """The set-up done: the name and language as a trial and the PIN (or, ``form.restore``, the
         backup copied from a stick restored as a trial, which brings them), the passphrase, the time
         zone and Wi-Fi asked of the root helper; then the table is set up. The checker's (or the
-        restore's) problems, nothing done; or [] and notes on what could not be asked."""
+        restore's) problems, nothing done; or [] and notes on what could not be asked, and the
+        backup key made for the table, to be shown this once (None when a sealed backup's key, the
+        owner's own, was given and kept: ``sealed``)."""
         from ..web.roles import set_passphrase  # with the phones' pages: loaded by now
         from ..web.staff import set_pin
 
         daemon, helper = self.daemon, self.daemon.helper
         assert helper is not None  # made with the set-up page
         if form.restore is not None:
-            problems = self._restore(form.restore)
+            problems = self._restore(form.restore, form.key)
         else:  # not proven where it was reached: the set-up may change networks
             problems = daemon.restarts.change({"fleet.table_id": form.name, "game.language": form.language},
                                               proven=False, by="set-up")
         if problems:
-            return problems, []
+            return problems, [], None
+        key = None if sealed.kept_key(daemon.config) is not None else backups.new_key(daemon.config)
         if form.restore is None:
             set_pin(self.folder, form.pin)
         set_passphrase(self.folder, form.passphrase)
@@ -286,17 +290,22 @@ class FirstBoot:
             daemon.loop.show()
 
         daemon.in_loop(game)
-        return [], notes
+        return [], notes, key
 
-    def _restore(self, name: str) -> list[Phrase]:
+    def _restore(self, name: str, key: str | None) -> list[Phrase]:
         """The backup ``name`` copied from the stick restored as the staff page restores a nightly
-        backup, staged for the restart that follows the set-up; why not, nothing staged."""
+        backup (sealed: opened with the owner's ``key``, which the table keeps then), staged for the
+        restart that follows the set-up; why not, nothing staged."""
         note = self.stick.note()
         if note.get("outcome") != "done" or note.get("backup") != name:
             return [Phrase.of(NOT_COPIED, backup=name[:80])]
+        config = self.daemon.config
         try:
-            backups.restore(backups.nightly_data(self.daemon.config, name), self.daemon, by="set-up", restart=False)
-        except backups.BadBackup as e:
+            given = None if key is None else sealed.key_given(key)
+            backups.restore(backups.nightly_data(config, name), self.daemon, by="set-up", restart=False, key=given)
+            if given is not None:
+                sealed.keep_key(config, given)
+        except (backups.BadBackup, sealed.Unopened) as e:
             return [e.phrase]
         return []
 
@@ -359,8 +368,8 @@ class StickCopy:
     def seen(self, lang: str) -> dict[str, Any]:
         """What the page shows of the stick: nothing asked yet, asked and not yet answered, or the
         helper's answer since (``outcome``, the ``stick``, the backups it ``listed``, the one copied
-        with when it was ``made`` and what restoring it ``replaces``, checked as a restore checks it;
-        or the ``why`` of a failure or of a refusal, in ``lang``)."""
+        with when it was ``made`` and what restoring it ``replaces``, checked as a restore checks it,
+        or ``sealed``: its key is asked first; or the ``why`` of a failure or of a refusal, in ``lang``)."""
         note = self.note()
         if not note:
             return {"asked": self.asked is not None, "outcome": None}
@@ -371,7 +380,10 @@ class StickCopy:
             return found
         name = str(note.get("backup"))
         try:
-            contents = backups.check_upload(backups.nightly_data(self.boot.daemon.config, name), self.boot.daemon)
+            data = backups.nightly_data(self.boot.daemon.config, name)
+            if sealed.is_sealed(data):  # nothing of it read before the set-up gives its key
+                return found | {"backup": name, "sealed": True, "made": None, "replaces": []}
+            contents = backups.check_upload(data, self.boot.daemon)
         except backups.BadBackup as e:
             return found | {"outcome": "refused", "why": say(e.phrase, lang)}
         return found | {"backup": name, "made": backups.made_at(contents.manifest),

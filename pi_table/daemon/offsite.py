@@ -7,8 +7,10 @@ files are (``PLACE_FILE``, 0600; the owner's-part reset wipes it, ``owners_part`
 backup and never shown back whole. What the owner typed is parsed into a ``Place`` (a scheme, a
 host, a port, a path and a user, each checked) and only that reaches rclone: as a configuration
 file of our own (0600, in the backups folder, removed once the copy is done) and fixed
-arguments, with a timeout, on the nightly backup's thread. How the last copy went is kept beside
-the backups (``NOTE``) for the staff page; a failure is told to ``backup.failed`` too.
+arguments, with a timeout, on the nightly backup's thread. What goes is the card's nightly backup as
+it is, sealed with the owner's backup key (``sealed``): one that is not sealed is not sent. How the
+last copy went is kept beside the backups (``NOTE``) for the staff page; a failure is told to
+``backup.failed`` too.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine.errors import Refusal
 from ..engine.phrase import Phrase, Text
 from ..files import PRIVATE_DIR, TooBig, read_file, read_json, write_private
-from . import backup
+from . import backup, sealed
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -66,7 +68,6 @@ USER = re.compile(r"[A-Za-z0-9._@+-]{1,100}")
 PATH = re.compile(r"[A-Za-z0-9._~/+-]{0,200}")
 PASSWORD_MOST = 1024
 COPY_S = 300.0  # a backup of a few MB on a café's line, and rclone's own retries
-OBSCURE_S = 10.0
 PLACE_MOST = 4096
 
 
@@ -203,12 +204,13 @@ def last(config: Config) -> dict[str, Any] | None:
 
 
 def send(config: Config, made: Path) -> bool | None:
-    """The nightly backup ``made`` copied to the place, when one is kept (None when none is);
-    whether it was. How it went is noted for the staff page; a failure told to ``backup.failed``."""
+    """The nightly backup ``made`` copied to the place, when one is kept (None when none is) and
+    ``made`` is sealed; whether it was. How it went is noted for the staff page; a failure told to
+    ``backup.failed``."""
     place = load(config)
     if place is None:
         return None
-    why = copy(config, place, made)
+    why = copy(config, place, made) if sealed.leaves(made) else Phrase.of(sealed.NOT_SEALED)
     write_private(backup.folder(config) / NOTE, json.dumps(
         {"at": time.time(), "backup": made.name, "place": place.shown(), "ok": why is None,
          **({} if why is None else {"why": backup.said(why)})}).encode())
@@ -268,11 +270,7 @@ def copy(config: Config, place: Place, made: Path, timeout_s: float = COPY_S) ->
 def _config_text(rclone: str, place: Place, env: dict[str, str], known: Path) -> str:
     """rclone's configuration for ``place``: each value one checked line, the password obscured
     as rclone expects it (by rclone itself, given on its standard input, never as an argument)."""
-    try:
-        obscured = subprocess.run([rclone, "obscure", "-"], input=place.password.encode(), capture_output=True,
-                                  timeout=OBSCURE_S, check=True, env=env).stdout.decode().strip()
-    except (OSError, subprocess.SubprocessError):
-        raise Refusal("rclone could not keep the place's password") from None
+    obscured = sealed.obscured(rclone, place.password, env)
     if place.kind == "sftp":
         lines = {"type": "sftp", "host": place.host, "port": str(place.port), "user": place.user, "pass": obscured,
                  "known_hosts_file": str(known)}

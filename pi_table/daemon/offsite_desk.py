@@ -1,5 +1,6 @@
 """The offsite section's part of the table (``web.sections.offsite.Table``): the network place the
-nightly backup is copied to, and the USB stick's last backup as the root helper noted it."""
+nightly backup is copied to, the USB stick's last backup as the root helper noted it, and the
+backup key the copies are sealed with (``sealed``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..config import bound
 from ..engine.errors import Refusal
-from . import offsite
+from . import backup, offsite, sealed
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -31,7 +32,7 @@ class OffsiteDesk:
         from ..release.layout import Releases, act_note
         from ..release.stick import ACT
 
-        found = offsite.state(self.daemon.config)
+        found = offsite.state(self.daemon.config) | {"backup_key": sealed.kept_key(self.daemon.config) is not None}
         if found["last"] is not None and isinstance(found["last"].get("why"), dict):
             found["last"] = {**found["last"], "why": found["last"]["why"].get(lang)}
         note = Releases(self.helper.home).note(act_note(ACT))  # the root helper's, of the stick's last backup
@@ -55,6 +56,9 @@ class OffsiteDesk:
     def give_offsite_ca(self, pem: str) -> bool | None:
         offsite.keep_ca(self.daemon.config, pem)
         return offsite.send_newest(self.daemon.config)
+
+    def new_backup_key(self) -> str:
+        return backup.new_key(self.daemon.config)
 
     def accept_offsite_key(self, compared: list[str]) -> bool | None:
         offsite.accept_key(self.daemon.config, compared)

@@ -29,6 +29,7 @@ PART = {
     "handout": N_("the café's tables' passwords still to hand out"),
     "offsite": N_("the network place the backups are copied to, and its password"),
     "backups": N_("the nightly backups"),
+    "backup_key": N_("the backup key the copies off the SD card are sealed with"),
     "keys": N_("the release keys the owner added"),
     "cafe_broker": N_("the café's broker's passwords"),
 }

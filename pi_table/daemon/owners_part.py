@@ -12,7 +12,8 @@ The part, each piece by the name the notice says it by:
   last good copy (which a rollback would put back), and the files that held them removed;
 - the owner's files in the journal folder (``JOURNAL_FILES``): the recovery code's hash, the café's
   tables' passwords still to hand out (``broker_desk``), the network place the backups are copied to
-  with its password, its pinned SSH key and its own CA (``offsite``);
+  with its password, its pinned SSH key and its own CA (``offsite``), the backup key the copies off
+  the card are sealed with (``sealed``);
 - the nightly backups (each holds the settings as they were);
 - what root holds, through the root helper's ``owner-wipe``: the release keys the owner added from
   the staff page and the café's broker's passwords (``release.helper``).
@@ -35,7 +36,7 @@ from ..engine.errors import Refusal
 from ..engine.phrase import Text
 from ..files import replace_file
 from ..release.layout import Releases, act_note
-from ..web.roles import RECOVERY_FILE
+from ..web.roles import BACKUP_KEY_FILE, RECOVERY_FILE
 from . import backup, offsite, owner_files
 from .broker_desk import HANDOUT
 from .owner_notice import PART
@@ -51,7 +52,7 @@ SETTINGS = {BROKER: "broker", PASSWORD_FILE: "broker", "fleet.cert": "broker", "
 """The settings that hold a password (the broker's URL) or name a file that does, or the table's
 client key for the broker (with its certificate), by the piece of the part each is."""
 JOURNAL_FILES = {RECOVERY_FILE: "recovery", HANDOUT: "handout", offsite.PLACE_FILE: "offsite",
-                 offsite.KEY_FILE: "offsite", offsite.CA_FILE: "offsite"}
+                 offsite.KEY_FILE: "offsite", offsite.CA_FILE: "offsite", BACKUP_KEY_FILE: "backup_key"}
 """The owner's files in the journal folder, by the piece of the part each is."""
 KEPT = {
     "web.tls_key": "the https key: the table's identity to the phones, shown on no page and sent nowhere; a new "

@@ -251,14 +251,18 @@ class Daemon:
 
     def _to_stick(self, config: Config, made: Path) -> None:
         """The night's backup written to a USB stick too, by the root helper, which finds the stick
-        itself (``release.stick``): asked when this table has a helper, and a failure to ask told."""
+        itself (``release.stick``): asked when this table has a helper and the backup is sealed
+        (``sealed``), and a failure to ask told."""
         helper = self.helper
         if helper is None or helper.helper_missing() is not None:
             return
         from ..release.stick import ACT
         from .backup import failed
+        from .sealed import NOT_SEALED, leaves
 
-        if (problem := helper.ask(ACT)) is not None:
+        if not leaves(made):  # the helper copies the card's newest backup as it is: sealed, or not at all
+            failed("stick", Phrase.of(NOT_SEALED))
+        elif (problem := helper.ask(ACT)) is not None:
             failed("stick", problem)
 
     def in_loop(self, fn: Callable[[], object]) -> bool:

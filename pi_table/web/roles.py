@@ -40,6 +40,7 @@ from .auth import Door, Gate, KeptSecret, Refused, Session, Throttle, keep_secre
 
 OWNER_FILE = "owner.pass"
 RECOVERY_FILE = "owner.recovery"  # the recovery code's hash
+BACKUP_KEY_FILE = "backup.key"  # the owner's backup key itself: the nights seal with it (``daemon.sealed``)
 RECOVERY_GROUPS, RECOVERY_GROUP = 5, 4  # XXXX-XXXX-XXXX-XXXX-XXXX: 20 characters of 32, 100 bits
 RECOVERY_LETTERS = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford's: no I, L, O or U to misread
 OWNER_COOKIE = "pt_owner_device"  # a phone that has given the owner's passphrase before
@@ -122,8 +123,15 @@ def set_passphrase(folder: Path, passphrase: str) -> Path:
 def new_recovery_code(folder: Path) -> str:
     """A new recovery code for the owner, its hash kept in ``folder/owner.recovery`` (0600; any
     code before it no longer serves): the code itself, to be shown once."""
+    code = owners_code()
+    keep_secret(folder / RECOVERY_FILE, recovery_code(code))
+    return code
+
+
+def owners_code() -> str:
+    """A new code for the owner to write down, as it is shown once (``XXXX-XXXX-XXXX-XXXX-XXXX``,
+    100 bits): the recovery code, and the backups' key (``daemon.sealed``)."""
     code = "".join(secrets.choice(RECOVERY_LETTERS) for _ in range(RECOVERY_GROUPS * RECOVERY_GROUP))
-    keep_secret(folder / RECOVERY_FILE, code)
     return "-".join(code[at:at + RECOVERY_GROUP] for at in range(0, len(code), RECOVERY_GROUP))
 
 

@@ -41,6 +41,13 @@ TEXTS: tuple[str, ...] = (
     N_("No backup on a USB stick yet: one plugged into the table gets each night's backup."),
     N_("Last on a USB stick ({stick}): {backup} at {time}"),
     N_("The last backup to a USB stick failed at {time}: {why}"),
+    N_("Make a backup key"),
+    N_("A backup key seals the backups copied off the table. A new one replaces the one before."),
+    N_("No backup key is kept: no backup is copied off the table. Make one, and write it down."),
+    N_("Write this backup key down with the recovery code and keep it away from the table: the backups copie"
+       "d to a USB stick or to the network place are sealed with it from now on, and a new SD card is set up"
+       " from one of them only with it. It is shown only now; the copies sealed before still need the key be"
+       "fore."),
 )
 
 
@@ -50,7 +57,8 @@ class Table(Protocol):
     def offsite(self, lang: str) -> dict[str, Any]:
         """The network place the nightly backup is copied to (``place``, its password never,
         ``password_set``) and how the last copy went (``last``: ``at``, ``backup``, ``ok``, ``why`` in ``lang``),
-        and the USB stick's last backup as the root helper noted it (``stick``: the same, and the stick's label)."""
+        and the USB stick's last backup as the root helper noted it (``stick``: the same, and the stick's label);
+        whether a backup key is kept (``backup_key``), without which no copy leaves the card."""
 
     def give_offsite(self, address: str, password: str) -> bool | None:
         """Keep the place (an empty ``address``: none; an empty ``password``: the one kept, for the
@@ -60,6 +68,10 @@ class Table(Protocol):
     def give_offsite_ca(self, pem: str) -> bool | None:
         """The CA that signed the kept WebDAV place's certificate trusted for its address, and the
         newest backup copied there now (a Refusal: no such place, or not a CA's PEM)."""
+
+    def new_backup_key(self) -> str:
+        """A new backup key kept, the nightly backups sealed with it (``daemon.sealed``): the key,
+        to be shown once."""
 
     def accept_offsite_key(self, compared: list[str]) -> bool | None:
         """The SFTP place's new host keys, whose fingerprints the owner ``compared``, pinned, and the
@@ -75,7 +87,15 @@ class OffsiteSection(Section[Table], name="offsite", script="offsite.js", texts=
                 owner("POST", "/staff/api/offsite", self._give_offsite),
                 owner("POST", "/staff/api/offsite/key", self._accept_key),  # the SFTP place's new host key
                 owner("POST", "/staff/api/offsite/ca", self._give_ca),  # a WebDAV place's own CA
+                owner("POST", "/staff/api/offsite/backup-key", self._new_backup_key),  # shown once
         ]
+
+    async def _new_backup_key(self, request: web.Request, session: Session) -> web.Response:
+        """A new backup key, which the nightly backups are sealed with from now on (``daemon.sealed``),
+        shown this once: a table set up before there were keys, or whose owner lost theirs."""
+        key = await asyncio.to_thread(self.table.new_backup_key)
+        log.warning("staff page: the owner made a new backup key from %s", request.remote)
+        return web.json_response({"ok": True, "backup_key": key}, headers={"Cache-Control": "no-store"})
 
     async def _offsite(self, request: web.Request, session: Session) -> web.Response:
         return web.json_response(await asyncio.to_thread(self.table.offsite, language(request)))

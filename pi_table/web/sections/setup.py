@@ -96,7 +96,12 @@ SETUP_TEXTS: tuple[str, ...] = (
     N_("The stick's other backups"),
     N_("Copy this one instead"),
     N_("Set the table up from this backup: its name, language, settings and staff PIN come from it"),
+    N_("Backup {backup} from the stick {stick} is sealed: type its backup key, written down at the set-up, then set the table up from it."),
+    N_("Backup key"),
     N_("The owner's recovery code"),
+    N_("The backup key"),
+    N_("Write it down with the recovery code, and keep it away from the table: the backups copied to a USB s"
+       "tick or to the network place are sealed with it, and a new SD card is set up from one of them only with it. It is shown only now."),
     N_("Write it down, or print this page, and keep it away from the table: if the owner's passphrase is forgotten, "
        "it sets a new one on the staff page (Forgot the passphrase? Use the recovery code). It is shown only now."),
 )
@@ -115,6 +120,7 @@ class Form:
     zone: str
     wifi: tuple[str, str] | None  # (name, password): None keeps the network the table has
     restore: str | None = None  # a backup copied from a stick: it brings the name, language and PIN
+    key: str | None = None  # the owner's backup key, which opens a sealed one (``daemon.sealed``)
 
 
 class StickDesk(Protocol):
@@ -143,8 +149,9 @@ class SetupDesk(Protocol):
     def check(self, settings: dict[str, object]) -> list[Phrase]:
         """The checker's problems with the configuration's keys the form gives (``FIELDS``), nothing written."""
 
-    def set_up(self, form: Form, by: str | None) -> tuple[list[Phrase], list[Text]]:
-        """The set-up done; the checker's problems (nothing done), or [] and notes."""
+    def set_up(self, form: Form, by: str | None) -> tuple[list[Phrase], list[Text], str | None]:
+        """The set-up done; the checker's problems (nothing done), or [] and notes, and the backup
+        key made for the table, to be shown this once (None: the owner's own was given)."""
 
     @property
     def stick(self) -> StickDesk:
@@ -237,7 +244,7 @@ class SetupPage(Section[SetupDesk | None], name="setup", texts=SETUP_TEXTS):
         async with self._one:
             if (turned := await self._code(request, body, lang)) is not None:
                 return turned
-            problems, notes = await asyncio.to_thread(desk.set_up, form, request.remote)
+            problems, notes, key = await asyncio.to_thread(desk.set_up, form, request.remote)
             recovery = None if problems or self.page.folder is None else \
                 await asyncio.to_thread(new_recovery_code, self.page.folder)  # its hash kept beside the passphrase
         if problems and restoring:  # the backup would not do: said beside the stick's part of the page
@@ -246,7 +253,8 @@ class SetupPage(Section[SetupDesk | None], name="setup", texts=SETUP_TEXTS):
             return _refused_fields(_beside_fields(problems, lang))
         joining = None if form.wifi is None else form.wifi[0]
         answer = {"ok": True, "restarting": True, "joining": joining, "notes": [say(note, lang) for note in notes],
-                  "staff": "/staff" if joining is None else desk.staff_address(), "recovery_code": recovery}
+                  "staff": "/staff" if joining is None else desk.staff_address(), "recovery_code": recovery,
+                  "backup_key": key}
         return await self.page.then_restart(request, answer)
 
     async def _code(self, request: web.Request, body: dict[str, Any], lang: str) -> web.Response | None:
@@ -356,7 +364,8 @@ def _form(body: dict[str, Any], zones: list[str]) -> Form | list[tuple[str, Text
         assert isinstance(ssid, str) and isinstance(password, str)  # as their checks found them
         wifi_given = (ssid, password)
     language, pin = ("", "") if restore is not None else (body["language"], body["pin"])
-    return Form(name, language, body["passphrase"], pin, body["zone"], wifi_given, restore)
+    key = body.get("key") if restore is not None and isinstance(body.get("key"), str) else None
+    return Form(name, language, body["passphrase"], pin, body["zone"], wifi_given, restore, (key or "").strip() or None)
 
 
 def _beside_fields(problems: list[Phrase], lang: str) -> list[tuple[str, str]]:

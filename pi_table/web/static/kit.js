@@ -11,6 +11,14 @@ export const number = (value, options = {}, lang = pageLang()) => new Intl.Numbe
 export const DATE = { dateStyle: "medium", timeStyle: "short" };
 export const when = (date, options = DATE, lang = pageLang()) => new Intl.DateTimeFormat(lang, options).format(date);
 
+// A code the table has just made for the owner to write down (the recovery code, the backup key),
+// shown this once in its part of a page (``id``, hidden until then, the code in ``ID-code``); the
+// table never shows it again. The set-up page and the staff page's sections alike.
+export function showOnce(id, code) {
+  document.getElementById(id).hidden = !code;
+  document.getElementById(`${id}-code`).textContent = code || "";
+}
+
 // A server's page: each <data value> a number (data-digits: its decimals, fixed), each <time
 // datetime> a date in the page's time zone.
 const zone = () => document.querySelector("main")?.dataset.zone;

@@ -1,13 +1,19 @@
 // The staff page's backups off the SD card, the owner's: the network place the nightly backup is
 // copied to (its password never comes back: only that one is set), how its last copy went, and the
 // USB stick's last backup. A section's script (web/sections/offsite.py): the page loads it after staff.js.
-import { $, api, el, formField, locked, ownersAction, say, section, t, unlocked, when, worded } from "./staff.js";
+import { $, api, el, formField, locked, ownersAction, say, section, showOnce, t, unlocked, when, worded } from "./staff.js";
 
 const PLACE = "sftp://USER@HOST:22/FOLDER";  // the field's example, in the page's language too
 
 function offsiteSection() {
   return el("section", { id: "offsite-section" },
     worded("h2", "Copies off the SD card"),
+    el("p", { id: "backup-key-line", class: "note" },
+      el("span", { id: "backup-key-state" }), " ",
+      worded("button", "Make a backup key", { id: "backup-key-make", class: "quiet" })),
+    el("div", { id: "backup-key", hidden: "" },  // a new backup key, shown once (``showOnce``)
+      worded("p", "Write this backup key down with the recovery code and keep it away from the table: the backups copied to a USB stick or to the network place are sealed with it from now on, and a new SD card is set up from one of them only with it. It is shown only now; the copies sealed before still need the key before.", { class: "note" }),
+      el("p", { id: "backup-key-code", class: "recovery-code" })),
     el("p", { id: "stick-last", class: "note" }),
     ...formField("offsite-place", "A network place (SFTP or WebDAV) the nightly backup is copied to", { type: "text", autocomplete: "off", placeholder: t(PLACE), "data-t-placeholder": PLACE }),
     ...formField("offsite-password", "Its password", { type: "password", autocomplete: "new-password" }),
@@ -51,6 +57,10 @@ function showOffsite(found) {
     : t("The last copy failed at {time}: {why}", { time: at(last.at), why: last.why || "?" });
   showKey(found.key);
   $("offsite-ca-set").textContent = found.ca ? t("The place's own CA is set.") : "";
+  $("backup-key-state").textContent = found.backup_key
+    ? t("A backup key seals the backups copied off the table. A new one replaces the one before.")
+    : t("No backup key is kept: no backup is copied off the table. Make one, and write it down.");
+  $("backup-key-state").classList.toggle("error", !found.backup_key);  // nothing leaves the card without one
 }
 
 // The stick's last backup, as the root helper noted it: a stick plugged in the table gets each night's.
@@ -70,6 +80,7 @@ async function loadOffsite() {
 function lockedOffsite(why) {
   $("offsite-place").value = "";
   $("offsite-last").textContent = "";
+  $("backup-key-state").textContent = "";
   showKey(null);
   $("stick-last").textContent = why;
 }
@@ -89,6 +100,9 @@ $("offsite-save").addEventListener("click", () => ownersAction(
 $("offsite-key-accept").addEventListener("click", () => ownersAction(
   () => api("POST", "/staff/api/offsite/key", { fingerprint: offered || [] }),
   tried));
+$("backup-key-make").addEventListener("click", () => ownersAction(
+  () => api("POST", "/staff/api/offsite/backup-key"),
+  (answer) => { showOnce("backup-key", answer.data.backup_key); return loadOffsite(); }));
 $("offsite-ca-save").addEventListener("click", async () => {
   const ca = $("offsite-ca").files[0];
   if (!ca) { say(t("Choose the CA's file first."), true); return; }

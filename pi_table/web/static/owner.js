@@ -5,7 +5,7 @@
 // wipes the owner's part first); the notice a reset leaves until the owner acknowledges it, the
 // history of the resets (the owner's), and a new recovery code made, shown once. A section's script (web/sections/owner.py): the page loads
 // it after staff.js.
-import { $, actingOn, api, backAfterRestart, el, formField, label, ownerIs, ownersAction, resume, say, section, setText, t, when, worded } from "./staff.js";
+import { $, actingOn, api, backAfterRestart, el, formField, label, ownerIs, ownersAction, resume, say, section, setText, showOnce, t, when, worded } from "./staff.js";
 
 function ownerSection() {
   return el("section", { id: "owner-section", "aria-labelledby": "owner-title" },
@@ -14,7 +14,7 @@ function ownerSection() {
       el("p", { id: "owner-notice-text" }),
       worded("button", "Acknowledge", { id: "owner-notice-ack" })),
     el("p", { id: "owner-line", role: "status" }),
-    el("div", { id: "recovery-shown", hidden: "" },
+    el("div", { id: "recovery", hidden: "" },  // a new recovery code, shown once (``showOnce``)
       worded("p", "Write this recovery code down and keep it away from the table: it resets the owner's passphrase once, and is shown only now.", { class: "note" }),
       el("p", { id: "recovery-code", class: "recovery-code" })),
     el("form", { id: "owner-form", class: "stack" },
@@ -67,7 +67,7 @@ async function setPassphrase(prefix, path, body) {
     if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
     return;
   }
-  showRecovery(answer.data.recovery_code);
+  showOnce("recovery", answer.data.recovery_code);
   if (answer.data.restarting) {
     say(t("The owner's passphrase was reset: the table restarts now, without the owner's secrets."));
     return backAfterRestart();
@@ -75,12 +75,6 @@ async function setPassphrase(prefix, path, body) {
   drawOwner(answer.data);
   say(t("The owner's passphrase is changed: this phone acts as the owner, every other gives the new one."));
   told();
-}
-
-// A recovery code the table has just made: shown this once, beside the owner's line.
-function showRecovery(code) {
-  $("recovery-shown").hidden = !code;
-  $("recovery-code").textContent = code || "";
 }
 
 let ownerState = null;  // {set, left_s} as the table said last
@@ -176,7 +170,7 @@ $("passphrase-recover-form").addEventListener("submit", (event) => {
   setPassphrase("passphrase-recover", "/staff/api/owner/recover", { recovery: $("passphrase-recovery").value });
 });
 $("recovery-make").addEventListener("click", () => ownersAction(() => api("POST", "/staff/api/owner/recovery"), (answer) => {
-  showRecovery(answer.data.recovery_code);
+  showOnce("recovery", answer.data.recovery_code);
   return loadOwner();
 }));
 $("owner-notice-ack").addEventListener("click", () => ownersAction(() => api("POST", "/staff/api/owner/notice"), () => {

@@ -124,9 +124,11 @@ async function drawStick(found) {
   const made = found.made == null ? "?" : (await kit).when(new Date(found.made * 1000), undefined, lang);
   $("restore").hidden = false;
   $("restore").classList.toggle("error", ["failed", "refused"].includes(found.outcome));
-  $("restore").textContent = found.looking ? t("Looking on the stick…") : copied
-    ? t("Backup {backup} from the stick {stick}, made {made}. Restoring it brings:", { backup: copied, stick: found.stick, made })
-    : found.why;
+  $("restore").textContent = found.looking ? t("Looking on the stick…") : copied && found.sealed
+    ? t("Backup {backup} from the stick {stick} is sealed: type its backup key, written down at the set-up, then set the table up from it.", { backup: copied, stick: found.stick })
+    : copied ? t("Backup {backup} from the stick {stick}, made {made}. Restoring it brings:", { backup: copied, stick: found.stick, made })
+      : found.why;
+  $("key-part").hidden = !(copied && found.sealed);  // its key opens it: asked before anything of it is read
   $("restore-replaces").replaceChildren(...(copied ? found.replaces : []).map((line) => {
     const item = document.createElement("li");
     item.textContent = line;
@@ -156,7 +158,7 @@ async function submit(event) {
   const ssid = $("ssid").value.trim();
   const restoring = copied && $("use-backup").checked;
   const body = restoring ? {  // the backup brings the name, the language and the staff PIN
-    code: $("code").value, line: lineCode(), restore: copied, zone: $("zone").value,
+    code: $("code").value, line: lineCode(), restore: copied, key: $("backup-key-given").value, zone: $("zone").value,
     passphrase: $("passphrase").value, passphrase_again: $("passphrase-again").value,
     wifi: ssid ? { ssid, password: $("wifi-password").value } : null,
   } : {  // the table checks every field, the two "again" among them, and names each problem
@@ -198,8 +200,10 @@ function done(data, chosen) {
     ? t("It now joins {ssid}: connect this phone to {ssid}, then open {address}", { ssid: data.joining, address: data.staff })
     : t("Then open the staff page:");
   $("staff-link").href = data.staff;
-  $("recovery").hidden = !data.recovery_code;  // shown this once: the table keeps its hash alone
-  $("recovery-code").textContent = data.recovery_code || "";
+  kit.then(({ showOnce }) => {  // each shown this once, as the staff page shows a new one
+    showOnce("recovery", data.recovery_code);  // the table keeps its hash alone
+    showOnce("backup-key", data.backup_key);  // the copies off the card are sealed with it
+  });
   $("heading").focus();
 }
 

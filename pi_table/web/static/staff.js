@@ -44,6 +44,7 @@ export function t(text, fields = {}) {
 // JavaScript's own (toFixed, String): tests/test_web_i18n.py.
 export const number = (value, options = {}) => kit.number(value, options, wordsLang || lang);
 export const when = (date, options = kit.DATE) => kit.when(date, options, wordsLang || lang);
+export const showOnce = kit.showOnce;
 // A date and time a person types, as the page's language writes them ("27/11/2026, 15:53" in
 // Italian, "11/27/2026, 15:53" in English), and read back in that order: a phone's own date
 // picker writes them as its locale does, whatever the page's language (issue 62, 4).
