@@ -23,7 +23,7 @@ from ..errors import PiTableError
 from .code import shown
 from .games import Game
 from .names import Team, folded
-from .pairing import BLUE, RED, Pair, PairingRefused, Round, met, propose, warnings
+from .pairing import BLUE, RED, Pair, PairingRefused, Round, key, met, propose, warnings
 from .scoring import BYE_POINTS, DOUBLE_LOSS, FORFEIT, PLAYED, RATING, tiebreak_order
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 
 MAX_HISTORY = 2000  # the staff's withdrawals and results in a night: far past a week of rounds
-STAFF_EVENTS = ("withdraw", "reinstate", "result", "unconfirm", "rest", "unrest")  # the night's history: each with who ("by") and when ("at")
+STAFF_EVENTS = ("withdraw", "reinstate", "result", "unconfirm", "rest", "unrest", "apart", "unapart")  # the night's history: each with who ("by") and when ("at")
 HOSTED = ("open", "join", "approve", "remove", *STAFF_EVENTS, "proposal", "round", "close")  # the host's events a follower folds
 WON, VOID, CREDIT, TABLE = "won", "void", "game", "table"  # with scoring's FORFEIT and DOUBLE_LOSS
 RESULTS = (WON, FORFEIT, DOUBLE_LOSS, VOID, CREDIT, TABLE)
@@ -117,6 +117,7 @@ class Night:
     withdrawn: set[str] = field(default_factory=set)
     rests: dict[int, set[str]] = field(default_factory=dict)  # a round: the teams that asked to sit it out
     rest_points: dict[tuple[int, str], float] = field(default_factory=dict)  # what each bye asked for scores (H or Z)
+    apart: set[frozenset[str]] = field(default_factory=set)  # pairs of teams the director keeps apart (friends)
     results: dict[tuple[int, str], StaffResult] = field(default_factory=dict)  # a round's table: the staff's latest result
     history: list[Event] = field(default_factory=list)  # the staff's events (STAFF_EVENTS), in order
     dealt: dict[str, int | None] = field(default_factory=dict)  # this table's games: the round each began in
@@ -259,6 +260,14 @@ class Night:
                 asked.discard(name)
             self.history.append({"event": kind, "team": name, "round": number, **chosen, "by": by, "at": at})
             return
+        if kind in ("apart", "unapart"):  # two teams the pairing keeps apart (friends who came together), or no more
+            names = [str(name) for name in event["teams"]]
+            if len(names) != 2 or len(set(names)) != 2 or not set(names) <= set(self.teams) \
+                    or (key(*names) in self.apart) != (kind == "unapart"):
+                raise EventRefused(f"no two teams to {kind}")
+            (self.apart.add if kind == "apart" else self.apart.discard)(key(*names))
+            self.history.append({"event": kind, "teams": sorted(names), "by": by, "at": at})
+            return
         if kind == "unconfirm":  # the last round back to a proposal, with its results (Swiss-Manager's "delete round")
             number = int(event["round"])
             if not replay:
@@ -324,6 +333,7 @@ class Night:
             raise DamagedLine("a removal of a team before its first round")
         del self.teams[name]
         self.withdrawn.discard(name)
+        self.apart = {pair for pair in self.apart if name not in pair}
         self.since.pop(name, None)
 
     def staff_result(self, number: int, table: str) -> str | None:
@@ -491,7 +501,8 @@ class Night:
             raise PairingRefused("a round needs two teams and a table")
         return propose(len(self.rounds) + 1, self.ranked([line.team for line in lines]),
                        {line.team: line.points for line in lines}, self.unpaired(), self.met(), self.tables,
-                       self.colours(), seeded=not self.rounds and self.seeding == RATINGS and bool(self.draw))
+                       self.colours(), seeded=not self.rounds and self.seeding == RATINGS and bool(self.draw),
+                       apart=self.apart)
 
     def ranked(self, teams: list[str]) -> list[str]:
         """``teams`` (in the standings' order) as the next round ranks them: in round 1, where all
@@ -526,7 +537,8 @@ class Night:
                 "results": [{"round": number, "table": table, **entry} for (number, table), entry in self.results.items()],
                 "history": list(self.history),
                 "proposal": None if self.proposal is None else self.proposal.to_json(),
-                "warnings": [] if self.proposal is None else warnings(self.proposal, self.met(), self.colours()),
+                "apart": sorted(sorted(pair) for pair in self.apart),
+                "warnings": [] if self.proposal is None else warnings(self.proposal, self.met(), self.colours(), self.apart),
                 "games_played": [game.to_json() for game in self.recorded()],
                 "standings": [line.to_json() for line in self.standings()],
                 **({"code": shown(self.code)} if self.host is None and self.code else {})}
