@@ -20,7 +20,7 @@ from ..engine.games import NAMES
 from ..engine.phrase import N_
 from .code import new_code
 from .names import NameRefused, Team, folded, team, tidy
-from .pairing import MAX_TABLES, Pair, Round, key, swap
+from .pairing import MAX_TABLES, Pair, Round, swap
 from .scoring import BYE_POINTS, FORFEIT, RATING, TIEBREAKS
 from .state import (
     CREDIT,
@@ -179,34 +179,6 @@ class Director(Store):
         if number <= len(night.rounds) or name not in night.rests.get(number, ()):
             raise NightRefused("the team {team} has not asked for a bye in round {number}", team=name, number=number)
         self._change({"event": "unrest", "team": name, "round": number, "by": by, "at": self.clock()})
-
-    @_locked
-    def apart(self, one: str, other: str, by: str) -> None:
-        """Two teams the pairing keeps apart from now on (friends who came together; ``by``: who
-        at the desk): never paired while another pairing exists, and named when none does."""
-        night = self._hosted()
-        self._two(night, one, other)
-        if key(one, other) in night.apart:
-            raise NightRefused("{one} and {other} are kept apart already", one=one, other=other)
-        self._change({"event": "apart", "teams": sorted((one, other)), "by": by, "at": self.clock()})
-
-    @_locked
-    def unapart(self, one: str, other: str, by: str) -> None:
-        """Two teams kept apart, paired as any others again."""
-        night = self._hosted()
-        self._two(night, one, other)
-        if key(one, other) not in night.apart:
-            raise NightRefused("{one} and {other} are not kept apart", one=one, other=other)
-        self._change({"event": "unapart", "teams": sorted((one, other)), "by": by, "at": self.clock()})
-
-    @staticmethod
-    def _two(night: Night, one: str, other: str) -> None:
-        """NightRefused unless ``one`` and ``other`` are two different teams of ``night``."""
-        if one == other:
-            raise NightRefused("keep two different teams apart")
-        for name in (one, other):
-            if name not in night.teams:
-                raise NightRefused("no team {team} is in the night", team=name)
 
     @_locked
     def reinstate(self, name: str, by: str) -> None:

@@ -31,7 +31,7 @@ pair a round by hand whole; a round so made is ``warnings``-checked (a rematch, 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,6 +84,11 @@ class Round:
 
     def pair_at(self, table: str) -> Pair | None:
         return next((pair for pair in self.pairs if pair.table == table), None)
+
+    def renamed(self, named: Callable[[str], str]) -> Round:
+        """The round with each team as ``named`` names it (a team renamed, ``Night.rename``)."""
+        return Round(self.number, tuple(Pair(pair.table, named(pair.red), named(pair.blue)) for pair in self.pairs),
+                     tuple(map(named, self.resting)))
 
 
 def key(a: str, b: str) -> frozenset[str]:

@@ -6,7 +6,8 @@ kept and of the pages open to every phone ``web.night_pages``' (``NightPages``, 
 Staff (session and CSRF token): ``GET night`` (the open night, its standings, the nights
 kept and the nights other tables offer this one), ``POST night/open`` (``{"name", "games",
 "tables", "bye", "tiebreak", "late", "seeding"}``), ``night/join`` (``{"team", "nicknames"}``), ``night/approve``,
-``night/remove``, ``night/withdraw``, ``night/reinstate``, ``night/apart`` and ``night/unapart``
+``night/remove``, ``night/withdraw``, ``night/reinstate``, ``night/rename`` (``{"team", "to"}``: a
+mistyped team named anew), ``night/apart`` and ``night/unapart``
 (``{"teams": [NAME, NAME]}``: two teams the pairing keeps apart, or no more), ``night/rest`` (``{"team", "rounds"}``: a bye asked
 for each of the rounds to come it lists, the next one when it lists none) and ``night/unrest`` (``{"team",
 "round"}``: one taken back, the next round's when it names none), ``night/result``
@@ -123,6 +124,10 @@ TEXTS: tuple[str, ...] = (
     N_("Withdraw"),
     N_("Withdraw the team {team}? It keeps its results and is paired no more."),
     N_("Back in"),
+    N_("New name"),
+    N_("Rename"),
+    N_("Rename the team {team} to {name}? Every table and the league name it so."),
+    N_("{team} renamed {name}"),
     N_("Keep this team"),
     N_("apart from this team"),
     N_("Keep apart"),
@@ -238,6 +243,7 @@ class NightSection(NightPages, Section[Recorder | None], name="night", script="n
             staff("POST", "/staff/api/night/reinstate", self._team_act(self.book.reinstate, signed=True)),
             staff("POST", "/staff/api/night/rest", self._rest),  # byes asked for rounds to come: who and when
             staff("POST", "/staff/api/night/unrest", self._unrest),
+            staff("POST", "/staff/api/night/rename", self._rename),  # a mistyped team named anew: who and when
             staff("POST", "/staff/api/night/apart", self._two_teams(self.book.apart)),  # friends kept apart: who and when
             staff("POST", "/staff/api/night/unapart", self._two_teams(self.book.unapart)),
             staff("POST", "/staff/api/night/result", self._result),  # entered or corrected: who and when
@@ -361,6 +367,14 @@ class NightSection(NightPages, Section[Recorder | None], name="night", script="n
             return await self._done(request, lambda: action(body["team"], *by))
 
         return acted
+
+    async def _rename(self, request: web.Request, session: Session) -> web.Response:
+        """``{"team": NAME, "to": NAME}``: a mistyped team named anew, its new name checked as a new team's."""
+        body = await self.page.read_json(request)
+        if not isinstance(body, dict) or not isinstance(body.get("team"), str) or not isinstance(body.get("to"), str):
+            return bad('expected {"team": NAME, "to": its new name}')
+        by = self.who(request, session)
+        return await self._done(request, lambda: self.book.rename(body["team"], body["to"], by))
 
     def _two_teams(self, action: Callable[[str, str, str], None]) -> Checked:
         """A route that does ``action`` to the two teams ``{"teams": [NAME, NAME]}`` names, with who did it."""

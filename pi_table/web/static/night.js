@@ -49,6 +49,8 @@ function nightSection() {
         el("select", { id: "night-remove-team", "aria-label": t("Team"), "data-t-label": "Team" }),
         worded("button", "Remove", { id: "night-remove", class: "quiet" }),
         worded("button", "Withdraw", { id: "night-withdraw", class: "quiet" }),
+        el("input", { id: "night-rename-to", maxlength: "24", size: "12", "aria-label": t("New name"), "data-t-label": "New name" }),
+        worded("button", "Rename", { id: "night-rename", class: "quiet" }),
         worded("button", "Bye next round", { id: "night-rest", class: "quiet" }),
         el("input", { id: "night-rest-rounds", inputmode: "numeric", size: "6", "aria-label": t("Rounds to sit out, as 4-5"),
                       "data-t-label": "Rounds to sit out, as 4-5", placeholder: "4-5" }),
@@ -338,6 +340,7 @@ function drawHistory(history) {
   const said = (entry) => entry.event === "result"
     ? `${t("Round {number}", { number: entry.round })}, ${t("table")} ${entry.table}: ${t(RESULT_SAID[entry.result] || entry.result, { team: entry.winner, game: entry.game })}`
     : entry.event === "unconfirm" ? t("Round {number} undone", { number: entry.round })
+    : entry.event === "rename" ? t("{team} renamed {name}", { team: entry.team, name: entry.to })
     : entry.event === "apart" ? t("{one} and {other} are kept apart", { one: entry.teams[0], other: entry.teams[1] })
     : entry.event === "unapart" ? t("{one} and {other} may be paired again", { one: entry.teams[0], other: entry.teams[1] })
     : `${entry.team}: ${entry.event === "withdraw" ? t("withdrawn") : t("Back in")}`;
@@ -532,6 +535,12 @@ function wireNight() {
     if (name && night && confirm(t("Give the team {team} the bye it asked for in rounds {rounds}? It keeps its place, and each round scores {points}.", { team: name, rounds: rounds.join(", "), points: restPoints() }))) nightAct("rest", { team: name, rounds, ...restChosen() });
   });
   $("night-slips").addEventListener("click", () => night && night.rounds.length && printNight(night.id, night.rounds.length));
+  $("night-rename").addEventListener("click", () => {
+    const name = $("night-remove-team").value, to = $("night-rename-to").value.trim();
+    if (name && to && confirm(t("Rename the team {team} to {name}? Every table and the league name it so.", { team: name, name: to }))) {
+      nightAct("rename", { team: name, to }).then((done) => { if (done) $("night-rename-to").value = ""; });
+    }
+  });
   $("night-apart").addEventListener("click", () => {
     const one = $("night-apart-one").value, other = $("night-apart-other").value;
     if (one && other && one !== other) nightAct("apart", { teams: [one, other] });
