@@ -287,8 +287,9 @@ def test_the_tv_is_pushed_the_tie_breaks_columns_the_marks_who_sits_out_and_says
         spectators = context.new_page()
         spectators.goto(f"{table.base}/")
         board = spectators.locator("#standings")
-        expect(board.locator("th")).to_have_text(["Team", "played", "won", "lost", "byes", "points", "Buchholz", "rating",
-                                                  "margin"], timeout=POLL_MS)
+        expect(board.locator("table").first.locator("th")).to_have_text(
+            ["Team", "played", "won", "lost", "byes", "points", "Buchholz", "rating", "margin"], timeout=POLL_MS)
+        expect(board.locator("table.crosstable th")).to_have_text(["Team", "Round 1"])  # and its cross-table (issue 76)
         expect(board.locator(".resting")).to_have_text(f"sitting out: {round_['resting'][0]}")
         assert board.get_attribute("aria-live") is None  # the table is drawn quietly
         staff.call("POST", "/staff/api/night/withdraw", {"team": round_["resting"][0]})

@@ -278,6 +278,8 @@ DECIDED = Record({  # night.book.Night.history: a team withdrawn or back, a resu
     "event": Text(NAME), "team": Text(MAX_NAME), "round": Number(1, 10_000, whole=True), "table": Text(NAME),
     "result": Text(NAME), "winner": maybe(Text(MAX_NAME)), "game": NAMED, "by": Text(NAME), "at": TIME,
     "points": Number(0, 1),  # a bye asked for: what the director chose it scores (issue 59); before it, none
+    "teams": ListOf(Text(MAX_NAME), 2),  # two teams kept apart, or no more (issue 76)
+    "to": Text(MAX_NAME),  # a team renamed: its new name (issue 76)
 }, required=("event", "by", "at"))
 FOLDED = Record({  # night.book.Night.events: the host's events (night.book.HOSTED) a follower folds (issue 59)
     "event": Text(NAME), "name": Text(NAME), "games": ListOf(Text(NAME), len(NAMES)),
@@ -289,6 +291,8 @@ FOLDED = Record({  # night.book.Night.events: the host's events (night.book.HOST
     "round": Shapes(Number(1, 10_000, whole=True), ROUND),  # a staff event's round, or a round proposed or confirmed
     "table": Text(NAME), "result": Text(NAME), "winner": maybe(Text(MAX_NAME)), "game": NAMED, "by": Text(NAME),
     "points": Number(0, 1),  # a bye asked for: H or Z, as the director chose
+    "teams": ListOf(Text(MAX_NAME), 2),  # two teams kept apart, or no more (issue 76)
+    "to": Text(MAX_NAME),  # a team renamed: its new name (issue 76)
 }, required=("event",))
 PLAN = Record({  # night.book.Night.plan_json: the night a host runs, as the tables that follow it read it
     "night": Text(NAME), "name": Text(NAME), "games": ListOf(Text(NAME), len(NAMES)), "tables": ListOf(Text(NAME), MAX_TABLES),

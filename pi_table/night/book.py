@@ -10,15 +10,17 @@ from. The book is the rest: its commands check a director's request and write it
 store writes, fsyncs and locks.
 
 Its rooms: ``night.store`` (the file, the pointer, the lock, the table's own games),
-``night.director`` (the host's commands) and ``night.follower`` (another table's night followed).
+``night.director`` (the host's commands; ``night.roster``, those on the teams once joined) and ``night.follower`` (another table's night followed).
 """
 
 from __future__ import annotations
 
 from .director import Director
 from .follower import Follower
+from .roster import Roster
 
 
-class Book(Director, Follower):
+class Book(Director, Roster, Follower):
     """The nights kept in a folder and the open one (``night.store.Store``), run here as its
-    director (``Director``) or followed from another table (``Follower``)."""
+    director (``Director``, and ``Roster`` for the teams once joined) or followed from another
+    table (``Follower``)."""

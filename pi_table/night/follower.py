@@ -221,7 +221,7 @@ class Follower(Store):
             log.warning("night: table %s told of games of the night %s, which is neither open here nor closed (its "
                         "file is damaged): none is kept", table, night_id)
             return kept
-        for game in games:
+        for game in map(night.as_named, games):  # a game played under a team's name since corrected counts
             if game.table == table and night.awaits(game):
                 event = {"event": "game", "game": game.to_json()}
                 if night.open:
@@ -238,8 +238,9 @@ def _holds(plan: Event, kept: Night | None) -> None:
     from the same host), changes only what a host can: teams join or are removed before their
     first round, rounds are added (or the last ones undone, as its history says: a game of theirs
     recorded here then counts no more, ``Night.paired``, unless it was written before pairings were
-    counted), the night closes. A confirmed round is never otherwise rewritten, and
-    every team of a game played here stays, so no plan can move a game played here."""
+    counted), a team is renamed (its rounds and games here the same, named anew), the night closes.
+    A confirmed round is never otherwise rewritten, and every team of a game played here stays,
+    so no plan can move a game played here."""
     teams = [t["name"] for t in plan["teams"]]
     rounds = [Round.from_json(made) for made in plan["rounds"]]
     tables = set(plan["tables"])
@@ -258,10 +259,15 @@ def _holds(plan: Event, kept: Night | None) -> None:
         raise NightRefused("the plan's results do not hold together") from None
     if kept is None:
         return
-    undone = [int(e["round"]) for e in (plan.get("history") or ())[len(kept.history):] if e["event"] == "unconfirm"]
+    later = (plan.get("history") or ())[len(kept.history):]
+    undone = [int(e["round"]) for e in later if e["event"] == "unconfirm"]
     fixed = min([len(kept.rounds) + 1, *undone]) - 1  # the rounds it keeps as they are: up to the first one undone
+    now: dict[str, str] = {}  # the teams renamed since (issue 76, item 11): the same rounds and games, named anew
+    for e in later:
+        if e["event"] == "rename":
+            now = {**{was: e["to"] if name == e["team"] else name for was, name in now.items()}, e["team"]: e["to"]}
     if (kept.name, kept.games, kept.tables, kept.opened) != (
             plan["name"], tuple(plan["games"]), tuple(plan["tables"]), plan["opened"]) \
-            or not {name for game in kept.played for name in game.teams} <= set(teams) \
-            or rounds[:fixed] != kept.rounds[:fixed] or any(g.round is not None and g.round > fixed and g.pairing is None for g in kept.played):
+            or not {now.get(name, name) for game in kept.played for name in game.teams} <= set(teams) \
+            or rounds[:fixed] != [made.renamed(lambda name: now.get(name, name)) for made in kept.rounds[:fixed]] or any(g.round is not None and g.round > fixed and g.pairing is None for g in kept.played):
         raise NightRefused("a plan changes only the night's teams, its next rounds and its close")

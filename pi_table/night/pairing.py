@@ -2,8 +2,10 @@
 meets twice while that can be helped, one pair per table, and who sits out is chosen with the
 pairs, as Swiss tournaments give their byes (FIDE C.04).
 
-A round is one choice, made whole: the teams that sit it out and the pairs of the others. It
-repeats the fewest earlier pairs any choice could (a third meeting is one rematch, two second
+A round is one choice, made whole: the teams that sit it out and the pairs of the others. First,
+no two teams the director keeps apart (friends who came together) are paired while another choice
+avoids it; when none does (only those two left to play), as few such pairs as can be, each
+one named by ``warnings``. Then it repeats the fewest earlier pairs any choice could (a third meeting is one rematch, two second
 meetings are two), and of those the pairs that met the fewest times; among those, the teams that
 sit out are the first in line for a bye (the fewest rounds without a game so far, its byes and
 the rounds it was not in, then the lowest in the standings), reaching as little down that line as it can; among those, as few pairs as can be
@@ -29,7 +31,7 @@ pair a round by hand whole; a round so made is ``warnings``-checked (a rematch, 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,6 +85,11 @@ class Round:
     def pair_at(self, table: str) -> Pair | None:
         return next((pair for pair in self.pairs if pair.table == table), None)
 
+    def renamed(self, named: Callable[[str], str]) -> Round:
+        """The round with each team as ``named`` names it (a team renamed, ``Night.rename``)."""
+        return Round(self.number, tuple(Pair(pair.table, named(pair.red), named(pair.blue)) for pair in self.pairs),
+                     tuple(map(named, self.resting)))
+
 
 def key(a: str, b: str) -> frozenset[str]:
     return frozenset((a, b))
@@ -95,19 +102,20 @@ def met(pairs: Iterable[tuple[str, str]]) -> Counter[frozenset[str]]:
 
 def propose(number: int, ranked: Sequence[str], points: dict[str, float], byes: Counter[str],
             before: Counter[frozenset[str]], tables: Sequence[str], colours: dict[str, list[str]],
-            seeded: bool = False) -> Round:
+            seeded: bool = False, apart: Collection[frozenset[str]] = ()) -> Round:
     """Round ``number``: ``ranked`` the teams in it in the standings' order, ``points`` and ``byes``
     their records (``byes``: the rounds each played no game in, its byes and the rounds it missed:
     a team that joined late is not first in line to sit out), ``before`` the pairs that have met,
     ``colours`` each team's colours so far; ``seeded``: ``ranked`` is by seed, the top half of the
-    teams that play meets the bottom half (seed 1 the first of the bottom half)."""
+    teams that play meets the bottom half (seed 1 the first of the bottom half); ``apart``: the pairs
+    of teams the director keeps apart."""
     if len(tables) > MAX_TABLES:
         raise PairingRefused("a night has at most {most} tables", most=MAX_TABLES)
     seats = min(len(tables), len(ranked) // 2) * 2
     if seats == 0:
         raise PairingRefused("a round needs two teams and a table")
     matched, resting = choose(ranked, {name: points.get(name, 0.0) for name in ranked}, byes, before, seats, colours,
-                              seeded)
+                              seeded, apart)
     place = {name: n for n, name in enumerate(ranked)}
     matched.sort(key=lambda pair: min(map(place.__getitem__, pair)))
     pairs = tuple(Pair(table, *coloured(pair, colours, odd=n % 2 == 0))
@@ -123,18 +131,19 @@ def sitting_out_order(ranked: Sequence[str], byes: Counter[str]) -> list[str]:
 
 def choose(ranked: Sequence[str], points: dict[str, float], byes: Counter[str], before: Counter[frozenset[str]],
            seats: int, colours: dict[str, list[str]] | None = None,
-           seeded: bool = False) -> tuple[list[tuple[str, str]], set[str]]:
+           seeded: bool = False, apart: Collection[frozenset[str]] = ()) -> tuple[list[tuple[str, str]], set[str]]:
     """The round's pairs (each in the standings' order) and the teams that sit out, as the
-    module's docstring orders the choices; ``seeded``, places half the seats apart are closest."""
+    module's docstring orders the choices; ``seeded``, places half the seats apart are closest;
+    ``apart``, pairs kept apart while any pairing can."""
     from networkx import Graph, max_weight_matching  # loaded when a round is proposed, not at the table's start
 
     n, pairs = len(ranked), seats // 2
     place = {name: i for i, name in enumerate(ranked)}
     queue = {name: q for q, name in enumerate(sitting_out_order(ranked, byes))}
     due = {name: _due((colours or {}).get(name, [])) for name in ranked}
-    apart = pairs if seeded else 0  # the places a pair is best apart: neighbours, or a half of the seats
+    gap = pairs if seeded else 0  # the places a pair is best apart: neighbours, or a half of the seats
 
-    spread = {(a, b): round(4 * (points[a] - points[b]) ** 2) * (pairs * n + 1) + abs(abs(place[a] - place[b]) - apart)
+    spread = {(a, b): round(4 * (points[a] - points[b]) ** 2) * (pairs * n + 1) + abs(abs(place[a] - place[b]) - gap)
               for i, a in enumerate(ranked) for b in ranked[i + 1:]}
     clash_unit = pairs * max(spread.values(), default=0) + 1  # more than any round's spread
     absolute = pairs + 1  # a pair that breaks FIDE's absolute colour rules either way: more than every other clash
@@ -150,12 +159,16 @@ def choose(ranked: Sequence[str], points: dict[str, float], byes: Counter[str], 
     most_met = max(before.values(), default=0)
     rematch = meeting * (pairs * most_met + 1)  # more than any round's earlier meetings
     most = rematch + meeting * (most_met + 1)
+    # every edge but a pair kept apart weighs this more: more than any round's sum of the rest (a
+    # round matches n teams and stand-ins at most, each edge at most ``most``), so the fewest such pairs come first
+    free = n * most + 1 if apart else 0
     graph = Graph()
     graph.add_nodes_from(ranked)
     graph.add_weighted_edges_from(
-        (a, b, most - (before[key(a, b)] > 0) * rematch - before[key(a, b)] * meeting - cost) for (a, b), cost in spread.items())
+        (a, b, (key(a, b) not in apart) * free + most - (before[key(a, b)] > 0) * rematch - before[key(a, b)] * meeting
+         - cost) for (a, b), cost in spread.items())
     stand_ins = [("sits out", i) for i in range(n - seats)]
-    graph.add_weighted_edges_from((name, stand_in, most - (bye_unit << queue[name]))
+    graph.add_weighted_edges_from((name, stand_in, free + most - (bye_unit << queue[name]))
                                   for stand_in in stand_ins for name in ranked)
     matched, resting = [], set()
     for a, b in max_weight_matching(graph, maxcardinality=True):
@@ -205,12 +218,16 @@ def _due(seen: list[str]) -> str | None:
     return None
 
 
-def warnings(made: Round, before: Counter[frozenset[str]], colours: dict[str, list[str]]) -> list[dict[str, object]]:
+def warnings(made: Round, before: Counter[frozenset[str]], colours: dict[str, list[str]],
+             apart: Collection[frozenset[str]] = ()) -> list[dict[str, object]]:
     """What a director is warned of in a round proposed (after a swap, or paired by hand), as
-    Swiss-Manager warns: each pair that has met before, and each team given the colour it is
+    Swiss-Manager warns: each pair the director keeps apart (no other pairing was possible, or
+    it was paired by hand), each pair that has met before, and each team given the colour it is
     not due (it had it more often, or twice running)."""
     said: list[dict[str, object]] = []
     for pair in made.pairs:
+        if key(*pair.teams) in apart:
+            said.append({"kind": "apart", "table": pair.table, "teams": list(pair.teams)})
         if before[key(*pair.teams)]:
             said.append({"kind": "rematch", "table": pair.table, "teams": list(pair.teams)})
         for name, colour in ((pair.red, RED), (pair.blue, BLUE)):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from ..engine.errors import Refusal
@@ -23,7 +23,7 @@ from ..errors import PiTableError
 from .code import shown
 from .games import Game
 from .names import Team, folded
-from .pairing import BLUE, RED, Pair, PairingRefused, Round, met, propose, warnings
+from .pairing import BLUE, RED, Pair, PairingRefused, Round, key, met, propose, warnings
 from .scoring import BYE_POINTS, DOUBLE_LOSS, FORFEIT, PLAYED, RATING, tiebreak_order
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 
 MAX_HISTORY = 2000  # the staff's withdrawals and results in a night: far past a week of rounds
-STAFF_EVENTS = ("withdraw", "reinstate", "result", "unconfirm", "rest", "unrest")  # the night's history: each with who ("by") and when ("at")
+STAFF_EVENTS = ("withdraw", "reinstate", "result", "unconfirm", "rest", "unrest", "apart", "unapart", "rename")  # the night's history: each with who ("by") and when ("at")
 HOSTED = ("open", "join", "approve", "remove", *STAFF_EVENTS, "proposal", "round", "close")  # the host's events a follower folds
 WON, VOID, CREDIT, TABLE = "won", "void", "game", "table"  # with scoring's FORFEIT and DOUBLE_LOSS
 RESULTS = (WON, FORFEIT, DOUBLE_LOSS, VOID, CREDIT, TABLE)
@@ -117,6 +117,8 @@ class Night:
     withdrawn: set[str] = field(default_factory=set)
     rests: dict[int, set[str]] = field(default_factory=dict)  # a round: the teams that asked to sit it out
     rest_points: dict[tuple[int, str], float] = field(default_factory=dict)  # what each bye asked for scores (H or Z)
+    apart: set[frozenset[str]] = field(default_factory=set)  # pairs of teams the director keeps apart (friends)
+    renamed: dict[str, str] = field(default_factory=dict)  # a team's mistyped name: what it is named now
     results: dict[tuple[int, str], StaffResult] = field(default_factory=dict)  # a round's table: the staff's latest result
     history: list[Event] = field(default_factory=list)  # the staff's events (STAFF_EVENTS), in order
     dealt: dict[str, int | None] = field(default_factory=dict)  # this table's games: the round each began in
@@ -169,7 +171,7 @@ class Night:
             else:
                 self.proposal = made
         elif kind == "game":
-            game = Game.from_json(event["game"])
+            game = self.as_named(Game.from_json(event["game"]))
             if all(game.id != other.id for other in self.played):
                 self.played.append(game)
         elif kind == "close":
@@ -218,6 +220,7 @@ class Night:
             raise EventRefused("a plan whose events do not make its rounds, teams and history")
         for name in NIGHT_FIELDS - OWN:
             setattr(self, name, getattr(hosted, name))
+        self.played = [self.as_named(game) for game in self.played]  # its own, played under a name since corrected
         self.host, self.seq = host, int(plan["seq"])
 
     def _planned(self, plan: Event) -> None:
@@ -258,6 +261,21 @@ class Night:
             else:
                 asked.discard(name)
             self.history.append({"event": kind, "team": name, "round": number, **chosen, "by": by, "at": at})
+            return
+        if kind == "rename":  # a mistyped team named anew: every part of the night names it so
+            name, to = str(event["team"]), str(event["to"])
+            if name not in self.teams or not to.strip() or to in self.teams or to in self.waiting:
+                raise EventRefused("no team to rename")
+            self._rename(name, to)
+            self.history.append({"event": kind, "team": name, "to": to, "by": by, "at": at})
+            return
+        if kind in ("apart", "unapart"):  # two teams the pairing keeps apart (friends who came together), or no more
+            names = [str(name) for name in event["teams"]]
+            if len(names) != 2 or len(set(names)) != 2 or not set(names) <= set(self.teams) \
+                    or (key(*names) in self.apart) != (kind == "unapart"):
+                raise EventRefused(f"no two teams to {kind}")
+            (self.apart.add if kind == "apart" else self.apart.discard)(key(*names))
+            self.history.append({"event": kind, "teams": sorted(names), "by": by, "at": at})
             return
         if kind == "unconfirm":  # the last round back to a proposal, with its results (Swiss-Manager's "delete round")
             number = int(event["round"])
@@ -302,6 +320,33 @@ class Night:
         self.history.append({"event": kind, "round": number, "table": table, "result": result, "winner": winner,
                              "game": game, "by": by, "at": at})
 
+    def _rename(self, old: str, new: str) -> None:
+        """The team ``old`` named ``new`` in every part of the night (its place in the order the
+        teams joined kept); the history keeps the name each event was written with."""
+        def named(name: str) -> str:
+            return new if name == old else name
+
+        self.teams = {named(name): replace(kept, name=named(name)) for name, kept in self.teams.items()}
+        self.rounds = [made.renamed(named) for made in self.rounds]
+        self.proposal = None if self.proposal is None else self.proposal.renamed(named)
+        self.withdrawn = {named(name) for name in self.withdrawn}
+        self.rests = {number: {named(name) for name in names} for number, names in self.rests.items()}
+        self.rest_points = {(number, named(name)): points for (number, name), points in self.rest_points.items()}
+        self.since = {named(name): rounds for name, rounds in self.since.items()}
+        self.apart = {frozenset(map(named, pair)) for pair in self.apart}
+        self.results = {place: {**entry, "winner": None if entry["winner"] is None else named(entry["winner"])}
+                        for place, entry in self.results.items()}
+        # an old name taken again is the new team's own now: a game under it is that team's
+        self.renamed = {**{was: named(now) for was, now in self.renamed.items() if was != new}, old: new}
+        self.played = [self.as_named(game) for game in self.played]
+
+    def as_named(self, game: Game) -> Game:
+        """``game`` with its teams as they are named now: one played, or told, under a name since corrected."""
+        if not any(name in self.renamed for name in game.teams):
+            return game
+        return replace(game, teams=tuple(self.renamed.get(name, name) for name in game.teams),
+                       winner=None if game.winner is None else self.renamed.get(game.winner, game.winner))
+
     def _recheck(self) -> None:
         """A proposal that no longer names exactly the teams due to play its round (one joined,
         withdrew, came back or asked out since, or a round undone back to a proposal made before a
@@ -324,6 +369,7 @@ class Night:
             raise DamagedLine("a removal of a team before its first round")
         del self.teams[name]
         self.withdrawn.discard(name)
+        self.apart = {pair for pair in self.apart if name not in pair}
         self.since.pop(name, None)
 
     def staff_result(self, number: int, table: str) -> str | None:
@@ -491,7 +537,8 @@ class Night:
             raise PairingRefused("a round needs two teams and a table")
         return propose(len(self.rounds) + 1, self.ranked([line.team for line in lines]),
                        {line.team: line.points for line in lines}, self.unpaired(), self.met(), self.tables,
-                       self.colours(), seeded=not self.rounds and self.seeding == RATINGS and bool(self.draw))
+                       self.colours(), seeded=not self.rounds and self.seeding == RATINGS and bool(self.draw),
+                       apart=self.apart)
 
     def ranked(self, teams: list[str]) -> list[str]:
         """``teams`` (in the standings' order) as the next round ranks them: in round 1, where all
@@ -526,7 +573,8 @@ class Night:
                 "results": [{"round": number, "table": table, **entry} for (number, table), entry in self.results.items()],
                 "history": list(self.history),
                 "proposal": None if self.proposal is None else self.proposal.to_json(),
-                "warnings": [] if self.proposal is None else warnings(self.proposal, self.met(), self.colours()),
+                "apart": sorted(sorted(pair) for pair in self.apart),
+                "warnings": [] if self.proposal is None else warnings(self.proposal, self.met(), self.colours(), self.apart),
                 "games_played": [game.to_json() for game in self.recorded()],
                 "standings": [line.to_json() for line in self.standings()],
                 **({"code": shown(self.code)} if self.host is None and self.code else {})}

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from ..engine.phrase import N_
 from ..files import csv_text
+from ..night.crosstable import CrossedRound, cross_table, crossed
 from ..night.pairing import Round
 from ..night.scoring import BYE_POINTS, FORFEIT, PLAYED, TIEBREAKS, columns_of, tiebreak_said
 from ..night.standings import Result, Standing
@@ -196,23 +197,10 @@ def _trf_name(name: str) -> str:
 
 def _trf_round(night: Night, slots: dict[tuple[int, str], Result], made: Round, name: str, start: dict[str, int]) -> str:
     """A team's round in TRF-16: ``  OOOO C R`` (columns 92-95, 97 and 99 for the first round)."""
-    if name in made.resting:
-        return "  0000 - U"  # the pairing's bye, each time: never one the team asked for
-    pair = next((pair for pair in made.pairs if name in pair.teams), None)
-    if pair is None:
-        half = night.asked_out(name, made.number) and night.missed_points(name, made.number) == 0.5
-        return f"  0000 - {'H' if half else 'Z'}"
-    if night.staff_result(made.number, pair.table) == VOID:
-        return "  0000 - Z"
-    other = pair.blue if name == pair.red else pair.red
-    counted = slots.get((made.number, pair.table))
-    if counted is None:
-        code = " "
-    elif counted.how == PLAYED:
-        code = "=" if counted.winner is None else "1" if counted.winner == name else "0"
-    else:
-        code = "+" if counted.winner == name else "-"
-    return f"  {start[other]:>4} {'w' if name == pair.red else 'b'} {code}"
+    each = crossed(night, slots, made, name)
+    if each.opponent is None:
+        return f"  0000 - {each.code}"
+    return f"  {start[each.opponent]:>4} {'w' if each.red else 'b'} {each.code}"
 
 
 STYLE = "/staff/static/night.css"
@@ -234,11 +222,12 @@ def printable(night: Night, lang: str, origin: str = "") -> str:
     more = tiebreak_columns(night.tiebreak)
     words = ("Team", "played", "won", "lost", "byes", "points", "margin", "rating", "Buchholz", *more.values())
     heads = "".join(f"<th>{e(gettext(word))}</th>" for word in words)
+    lines = night.standings()
     rows = "".join(f"<tr><td>{placed(s)} {e(s.team)}{e(' (' + gettext('withdrawn') + ')') if s.withdrawn else ''}</td>"
                    f"<td>{s.played}</td><td>{s.won}</td><td>{s.lost}</td><td>{s.byes}</td>"
                    f"<td>{s.points:g}</td><td>{s.margin}</td><td>{s.rating(1):.1f}</td><td>{s.buchholz:g}</td>"
                    + "".join(f"<td>{getattr(s, field):g}</td>" for field in more) + "</tr>"
-                   for s in night.standings())
+                   for s in lines)
     slots = night.slots()
     rounds = "".join(f"<h2>{e(gettext('Round {number}').format(number=made.number))}</h2><ul>" + "".join(
         f"<li>{e(gettext('table'))} {e(pair.table)}: {e(pair.red)} {e(gettext('(red, plays first)'))} – {e(pair.blue)}"
@@ -248,7 +237,34 @@ def printable(night: Night, lang: str, origin: str = "") -> str:
     return document(lang, night.name,
                     f'<main class="printed"><h1>{e(night.name)}</h1><h2>{e(gettext("Standings"))}</h2>'
                     f'<p>{e(tiebreak)}</p><div class="scroll" tabindex="0" role="region" aria-label="{e(gettext("Standings"))}">'
-                    f"<table><tr>{heads}</tr>{rows}</table></div>{rounds}</main>\n", _style(origin))
+                    f"<table><tr>{heads}</tr>{rows}</table></div>{_crossed(night, lines, gettext)}{rounds}</main>\n",
+                    _style(origin))
+
+
+def _crossed(night: Night, lines: list[Standing], gettext: Callable[[str], str]) -> str:
+    """The printed cross-table: the standings' ``lines`` as rows, numbered, each round's opponent's
+    row and the points scored (``cell``), and what its marks say."""
+    if not night.rounds:
+        return ""
+    e = html.escape
+    title = gettext("Cross-table")
+    heads = "".join(f"<th>{e(gettext('Round {number}').format(number=made.number))}</th>" for made in night.rounds)
+    rows = "".join(f"<tr><td>{n}. {e(line['team'])}</td>" + "".join(f"<td>{e(cell(each))}</td>" for each in line["rounds"])
+                   + "</tr>"
+                   for n, line in enumerate(cross_table(night, [s.team for s in lines]), start=1))
+    return (f'<h2>{e(title)}</h2><p>{e(gettext(CROSS_KEY))}</p><div class="scroll" tabindex="0" role="region" '
+            f'aria-label="{e(title)}"><table><tr><th>{e(gettext("Team"))}</th>{heads}</tr>{rows}</table></div>')
+
+
+CROSS_KEY = N_("Each round: the opponent's row, then the points scored; + or − a forfeit won or lost (− both, a "
+               "double loss); – no game (a bye, a round missed, a void pair); … still played.")
+
+
+def cell(each: CrossedRound) -> str:
+    """A cross-table's round as the printed page writes it (the TV's script writes it the same, its numbers its language's)."""
+    scored = each["scored"]
+    said = "…" if scored is None else ("+" if scored else "−") if each["forfeit"] else f"{scored:g}"
+    return f"{'–' if each['opponent'] is None else each['opponent']} {said}"
 
 
 def slips(night: Night, number: int, lang: str, origin: str = "") -> str:

@@ -17,6 +17,7 @@ from aiohttp import web
 from ..engine.errors import Refusal
 from ..engine.phrase import Phrase
 from ..night.book import Book
+from ..night.crosstable import cross_table
 from ..night.recorder import Recorder
 from ..night.standings import high_scores
 from ..night.state import Night
@@ -135,7 +136,8 @@ class NightPages:
     def _on_tv(self) -> dict[str, object]:
         """What the spectators' TV shows: the night open, else the last one closed here, its final
         standings (the prizes' order) until a new one opens, across a restart too; not a night
-        this table left. With each round's teams that asked to sit it out (``rests``), and the season of
+        this table left. With each round's teams that asked to sit it out (``rests``), the cross-table
+        of its standings (``crosstable``: each line's rounds, issue 76 item 11), and the season of
         the café's league when it has one (``league``, issue 64)."""
         with self.book.lock:
             night = self.book.night
@@ -145,8 +147,11 @@ class NightPages:
                 return {"night": None, "league": self.recorder.season}
             shown = night.to_json()
             best = [h.to_json() for h in high_scores(night.played)]
+            lines = shown["standings"]
+            assert isinstance(lines, list)  # Night.to_json's: its standings' lines, in their order
+            crossed = cross_table(night, [line["team"] for line in lines])  # the cross-table of the same standings
         return {"night": {**{key: shown[key] for key in ("name", "standings", "rounds", "tiebreak", "bye", "rests")},
-                          "closed": not night.open, "tiebreaks": tiebreaks_shown(night.tiebreak)},
+                          "closed": not night.open, "tiebreaks": tiebreaks_shown(night.tiebreak), "crosstable": crossed},
                 "high_scores": best, "league": self.recorder.season}
 
     def _last_kept(self) -> Night | None:

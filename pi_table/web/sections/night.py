@@ -6,7 +6,9 @@ kept and of the pages open to every phone ``web.night_pages``' (``NightPages``, 
 Staff (session and CSRF token): ``GET night`` (the open night, its standings, the nights
 kept and the nights other tables offer this one), ``POST night/open`` (``{"name", "games",
 "tables", "bye", "tiebreak", "late", "seeding"}``), ``night/join`` (``{"team", "nicknames"}``), ``night/approve``,
-``night/remove``, ``night/withdraw``, ``night/reinstate``, ``night/rest`` (``{"team", "rounds"}``: a bye asked
+``night/remove``, ``night/withdraw``, ``night/reinstate``, ``night/rename`` (``{"team", "to"}``: a
+mistyped team named anew), ``night/apart`` and ``night/unapart``
+(``{"teams": [NAME, NAME]}``: two teams the pairing keeps apart, or no more), ``night/rest`` (``{"team", "rounds"}``: a bye asked
 for each of the rounds to come it lists, the next one when it lists none) and ``night/unrest`` (``{"team",
 "round"}``: one taken back, the next round's when it names none), ``night/result``
 (``{"round", "table", "result", "winner", "game"}``: a result entered or corrected, written with
@@ -122,6 +124,19 @@ TEXTS: tuple[str, ...] = (
     N_("Withdraw"),
     N_("Withdraw the team {team}? It keeps its results and is paired no more."),
     N_("Back in"),
+    N_("New name"),
+    N_("Rename"),
+    N_("Rename the team {team} to {name}? Every table and the league name it so."),
+    N_("{team} renamed {name}"),
+    N_("Keep this team"),
+    N_("apart from this team"),
+    N_("Keep apart"),
+    N_("{one} and {other} are kept apart"),
+    N_("{one} and {other} may be paired again"),
+    N_("Pair them again"),
+    N_("Pair {one} and {other} again"),
+    N_("Choose two different teams to keep apart"),
+    N_("Table {table}: {one} and {other} are kept apart, and no other pairing was possible"),
     N_("(red, plays first)"),
     N_("Still played: round {number} at table {tables}"),
     N_("Round {number} is still played at table {tables}. Confirm round {next} anyway? Those games count for "
@@ -228,6 +243,9 @@ class NightSection(NightPages, Section[Recorder | None], name="night", script="n
             staff("POST", "/staff/api/night/reinstate", self._team_act(self.book.reinstate, signed=True)),
             staff("POST", "/staff/api/night/rest", self._rest),  # byes asked for rounds to come: who and when
             staff("POST", "/staff/api/night/unrest", self._unrest),
+            staff("POST", "/staff/api/night/rename", self._rename),  # a mistyped team named anew: who and when
+            staff("POST", "/staff/api/night/apart", self._two_teams(self.book.apart)),  # friends kept apart: who and when
+            staff("POST", "/staff/api/night/unapart", self._two_teams(self.book.unapart)),
             staff("POST", "/staff/api/night/result", self._result),  # entered or corrected: who and when
             staff("POST", "/staff/api/night/propose", self._act(lambda body: self.book.propose())),
             staff("POST", "/staff/api/night/swap", self._act(self._swap)),
@@ -347,6 +365,26 @@ class NightSection(NightPages, Section[Recorder | None], name="night", script="n
                 return bad('expected {"team": NAME}')
             by = (self.who(request, session),) if signed else ()
             return await self._done(request, lambda: action(body["team"], *by))
+
+        return acted
+
+    async def _rename(self, request: web.Request, session: Session) -> web.Response:
+        """``{"team": NAME, "to": NAME}``: a mistyped team named anew, its new name checked as a new team's."""
+        body = await self.page.read_json(request)
+        if not isinstance(body, dict) or not isinstance(body.get("team"), str) or not isinstance(body.get("to"), str):
+            return bad('expected {"team": NAME, "to": its new name}')
+        by = self.who(request, session)
+        return await self._done(request, lambda: self.book.rename(body["team"], body["to"], by))
+
+    def _two_teams(self, action: Callable[[str, str, str], None]) -> Checked:
+        """A route that does ``action`` to the two teams ``{"teams": [NAME, NAME]}`` names, with who did it."""
+        async def acted(request: web.Request, session: Session) -> web.Response:
+            body = await self.page.read_json(request)
+            teams = body.get("teams") if isinstance(body, dict) else None
+            if not isinstance(teams, list) or len(teams) != 2 or not _strings(teams):
+                return bad('expected {"teams": [NAME, NAME]}')
+            by = self.who(request, session)
+            return await self._done(request, lambda: action(teams[0], teams[1], by))
 
         return acted
 

@@ -420,6 +420,7 @@ function standingsBlock(night) {
       night.standings.map((line) => el("tr", {class: ["standing", ...(line.withdrawn ? ["withdrawn"] : [])].join(" ")},
         el("td", {}, `${placed(line)} ${line.team}`, line.withdrawn ? el("span", {class: "mark"}, ` (${t("withdrawn")})`) : null),
         columns.map(([, field]) => el("td", {}, number(line[field]))))))),
+    ...crossTable(night),
     round ? el("h3", {}, t("Round {number}", {number: round.number})) : null,
     round ? el("ul", {class: "pairs"}, round.pairs.map((pair) =>
       el("li", {}, `${t("table")} ${pair.table}: ${pair.red} – ${pair.blue}`))) : null,
@@ -427,6 +428,23 @@ function standingsBlock(night) {
     ...asked.map(([number, names]) => el("p", {class: "asked"},
       t("Round {number}, sitting out at their asking: {teams}", {number, teams: names.join(", ")}))),
   ].filter((node) => node !== null);
+}
+
+const CROSS_KEY = N_("Each round: the opponent's row, then the points scored; + or − a forfeit won or lost (− both, a double loss); – no game (a bye, a round missed, a void pair); … still played.");
+
+function crossTable(night) {
+  // The night's cross-table (the table's, from the standings above: pi_table/night/crosstable.py): each line's
+  // rounds, its opponent's row and the points scored, written as the printed page writes them.
+  const rows = night.crosstable || [];
+  if (!night.rounds.length || !rows.length) return [];
+  const cell = (each) => `${each.opponent === null ? "–" : number(each.opponent)} ${each.scored === null ? "…"
+    : each.forfeit ? (each.scored ? "+" : "−") : number(each.scored)}`;
+  return [
+    el("h3", {}, t("Cross-table")),
+    el("p", {class: "crosskey"}, t(CROSS_KEY)),
+    el("div", {class: "scroll", tabindex: "0", role: "region", "aria-label": t("Cross-table")}, el("table", {class: ["facts", "crosstable"].join(" ")},
+      el("tr", {}, el("th", {}, t("Team")), night.rounds.map((made) => el("th", {}, t("Round {number}", {number: made.number})))),
+      rows.map((row, n) => el("tr", {}, el("td", {}, `${number(n + 1)}. ${row.team}`), row.rounds.map((each) => el("td", {}, cell(each)))))))];
 }
 
 function sayChanges(before, now) {

@@ -49,6 +49,8 @@ function nightSection() {
         el("select", { id: "night-remove-team", "aria-label": t("Team"), "data-t-label": "Team" }),
         worded("button", "Remove", { id: "night-remove", class: "quiet" }),
         worded("button", "Withdraw", { id: "night-withdraw", class: "quiet" }),
+        el("input", { id: "night-rename-to", maxlength: "24", size: "12", "aria-label": t("New name"), "data-t-label": "New name" }),
+        worded("button", "Rename", { id: "night-rename", class: "quiet" }),
         worded("button", "Bye next round", { id: "night-rest", class: "quiet" }),
         el("input", { id: "night-rest-rounds", inputmode: "numeric", size: "6", "aria-label": t("Rounds to sit out, as 4-5"),
                       "data-t-label": "Rounds to sit out, as 4-5", placeholder: "4-5" }),
@@ -57,6 +59,11 @@ function nightSection() {
           worded("option", "what a round missed scores", { value: "" }),
           worded("option", "a draw (½ point)", { value: "0.5" }),
           worded("option", "nothing (0 points)", { value: "0" }))),
+      el("div", { id: "night-apart-row", class: "row", hidden: "" },
+        el("select", { id: "night-apart-one", "aria-label": t("Keep this team"), "data-t-label": "Keep this team" }),
+        el("select", { id: "night-apart-other", "aria-label": t("apart from this team"), "data-t-label": "apart from this team" }),
+        worded("button", "Keep apart", { id: "night-apart", class: "quiet" })),
+      el("div", { id: "night-apart-list", "data-redrawn": "" }),
       el("div", { id: "night-withdrawn", "data-redrawn": "" }),
       el("div", { id: "night-rests", "data-redrawn": "" }),
       el("div", { id: "night-waiting", "data-redrawn": "" }),
@@ -207,9 +214,12 @@ function byHand(round, teams) {
   return el("details", { id: "night-hand" }, el("summary", { text: t("Pair the round by hand") }), ...rows, save);
 }
 
-// What a director is warned of in the round proposed: a rematch, a team given the colour it is not due.
+// What a director is warned of in the round proposed: two teams kept apart paired (no other pairing was possible,
+// or by hand), a rematch, a team given the colour it is not due.
 function drawWarnings(warned) {
-  redraw($("night-warnings"), warned, () => warned.map((w) => el("p", { class: "note night-warning", text: w.kind === "rematch"
+  redraw($("night-warnings"), warned, () => warned.map((w) => el("p", { class: "note night-warning", text: w.kind === "apart"
+    ? t("Table {table}: {one} and {other} are kept apart, and no other pairing was possible", { table: w.table, one: w.teams[0], other: w.teams[1] })
+    : w.kind === "rematch"
     ? t("Table {table}: {one} and {other} have met before", { table: w.table, one: w.teams[0], other: w.teams[1] })
     : t(w.due === "red" ? "Table {table}: {team} is due to play red" : "Table {table}: {team} is due to play blue",
         { table: w.table, team: w.team }) })));
@@ -239,6 +249,18 @@ function drawWaiting(waiting) {
     const nicknames = team.nicknames.length ? ` (${team.nicknames.join(", ")})` : "";
     return el("div", { class: "row night-waiting" }, el("span", { text: team.name + nicknames }), approve, remove);
   })]);
+}
+
+// The pairs of teams kept apart (friends who came together): each paired as any others again with a tap.
+function drawApart(pairs, hosted) {
+  redraw($("night-apart-list"), [pairs, hosted], () => pairs.map(([one, other]) => {
+    const said = el("span", { text: t("{one} and {other} are kept apart", { one, other }) });
+    if (!hosted) return el("div", { class: "row night-apart" }, said);
+    const back = el("button", { class: "quiet night-unapart", text: t("Pair them again"),
+                                "aria-label": t("Pair {one} and {other} again", { one, other }) });
+    back.addEventListener("click", () => nightAct("unapart", { teams: [one, other] }));
+    return el("div", { class: "row night-apart" }, said, back);
+  }));
 }
 
 // The teams withdrawn: each keeps its results, and comes back with a tap.
@@ -318,6 +340,9 @@ function drawHistory(history) {
   const said = (entry) => entry.event === "result"
     ? `${t("Round {number}", { number: entry.round })}, ${t("table")} ${entry.table}: ${t(RESULT_SAID[entry.result] || entry.result, { team: entry.winner, game: entry.game })}`
     : entry.event === "unconfirm" ? t("Round {number} undone", { number: entry.round })
+    : entry.event === "rename" ? t("{team} renamed {name}", { team: entry.team, name: entry.to })
+    : entry.event === "apart" ? t("{one} and {other} are kept apart", { one: entry.teams[0], other: entry.teams[1] })
+    : entry.event === "unapart" ? t("{one} and {other} may be paired again", { one: entry.teams[0], other: entry.teams[1] })
     : `${entry.team}: ${entry.event === "withdraw" ? t("withdrawn") : t("Back in")}`;
   redraw($("night-history"), history, () => [...(history.length ? [worded("h3", "History")] : []),
     ...history.slice().reverse().map((entry) => el("p", { class: "note night-history", text: `${time(entry.at)} · ${entry.by} · ${said(entry)}` }))]);
@@ -405,6 +430,12 @@ function drawNight(data) {
   redraw($("night-remove-team"), playing, () => playing.map((name) => el("option", { value: name, text: name })));
   $("night-remove-row").hidden = !!night.host || !playing.length;
   drawWithdrawn(night.withdrawn, !night.host);
+  const everyTeam = night.teams.map((team) => team.name);
+  for (const id of ["night-apart-one", "night-apart-other"]) {
+    redraw($(id), everyTeam, () => everyTeam.map((name) => el("option", { value: name, text: name })));
+  }
+  $("night-apart-row").hidden = !!night.host || everyTeam.length < 2;
+  drawApart(night.apart || [], !night.host);
   drawRests(night);
   const last = night.rounds[night.rounds.length - 1];
   const still = last ? night.still_played[String(last.number)] : null;
@@ -504,6 +535,17 @@ function wireNight() {
     if (name && night && confirm(t("Give the team {team} the bye it asked for in rounds {rounds}? It keeps its place, and each round scores {points}.", { team: name, rounds: rounds.join(", "), points: restPoints() }))) nightAct("rest", { team: name, rounds, ...restChosen() });
   });
   $("night-slips").addEventListener("click", () => night && night.rounds.length && printNight(night.id, night.rounds.length));
+  $("night-rename").addEventListener("click", () => {
+    const name = $("night-remove-team").value, to = $("night-rename-to").value.trim();
+    if (name && to && confirm(t("Rename the team {team} to {name}? Every table and the league name it so.", { team: name, name: to }))) {
+      nightAct("rename", { team: name, to }).then((done) => { if (done) $("night-rename-to").value = ""; });
+    }
+  });
+  $("night-apart").addEventListener("click", () => {
+    const one = $("night-apart-one").value, other = $("night-apart-other").value;
+    if (one && other && one !== other) nightAct("apart", { teams: [one, other] });
+    else say(t("Choose two different teams to keep apart"), true);
+  });
   $("night-withdraw").addEventListener("click", () => {
     const name = $("night-remove-team").value;
     if (name && confirm(t("Withdraw the team {team}? It keeps its results and is paired no more.", { team: name }))) nightAct("withdraw", { team: name });
