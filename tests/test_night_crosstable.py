@@ -78,7 +78,12 @@ def test_the_printed_cross_table_rows_follow_the_standings_and_each_round_scores
     assert cells["Owls"][1] == "– 0.5"  # the bye it asked for, ½
     assert cells["Late Ones"][0] == "– 0"  # the round it missed by joining late
     assert "+ or − a forfeit" in page
-    assert "<h2>Tabellone</h2>" in printable(night, "it")
+    italian = printable(night, "it")
+    assert "<h2>Tabellone</h2>" in italian
+    # the print's numbers in its language, as the TV writes them: "0,5" and a rating "3,4", never "0.5"
+    assert "– 0,5</td>" in italian  # Owls' bye
+    assert re.findall(r"<td>[^<]*\d\.\d[^<]*</td>", italian) == []
+    assert re.findall(r"<td>-?\d+\.\d</td>", page)  # the English page's rating: "3.4"
     book.stop()
 
 

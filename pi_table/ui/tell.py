@@ -42,6 +42,13 @@ def number(value: int, lang: str) -> str:
     return f"{value:,}".replace(",", GROUPS.get(lang, ","))
 
 
+def decimal(value: float, lang: str, places: int | None = None) -> str:
+    """A number with a fraction as ``lang`` writes it ("1.5", "1,5"): as short as it goes, or with
+    ``places`` digits after the point; the pages' Intl does the same in the browser."""
+    written = f"{value:g}" if places is None else f"{value:.{places}f}"
+    return written.replace(".", "," if GROUPS.get(lang, ",") == "." else ".")
+
+
 class Reason(Enum):
     """A system error as the owner is told it: one of a closed list (its own words go to the log)."""
 

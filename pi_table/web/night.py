@@ -18,6 +18,7 @@ from ..night.scoring import BYE_POINTS, FORFEIT, PLAYED, TIEBREAKS, columns_of, 
 from ..night.standings import Result, Standing
 from ..night.state import VOID, Night, NightRefused
 from ..ui.i18n import translation
+from ..ui.tell import decimal
 from .document import document
 
 PAGE_TEXTS = (
@@ -225,8 +226,9 @@ def printable(night: Night, lang: str, origin: str = "") -> str:
     lines = night.standings()
     rows = "".join(f"<tr><td>{placed(s)} {e(s.team)}{e(' (' + gettext('withdrawn') + ')') if s.withdrawn else ''}</td>"
                    f"<td>{s.played}</td><td>{s.won}</td><td>{s.lost}</td><td>{s.byes}</td>"
-                   f"<td>{s.points:g}</td><td>{s.margin}</td><td>{s.rating(1):.1f}</td><td>{s.buchholz:g}</td>"
-                   + "".join(f"<td>{getattr(s, field):g}</td>" for field in more) + "</tr>"
+                   f"<td>{decimal(s.points, lang)}</td><td>{s.margin}</td><td>{decimal(s.rating(1), lang, 1)}</td>"
+                   f"<td>{decimal(s.buchholz, lang)}</td>"
+                   + "".join(f"<td>{decimal(getattr(s, field), lang)}</td>" for field in more) + "</tr>"
                    for s in lines)
     slots = night.slots()
     rounds = "".join(f"<h2>{e(gettext('Round {number}').format(number=made.number))}</h2><ul>" + "".join(
@@ -237,19 +239,20 @@ def printable(night: Night, lang: str, origin: str = "") -> str:
     return document(lang, night.name,
                     f'<main class="printed"><h1>{e(night.name)}</h1><h2>{e(gettext("Standings"))}</h2>'
                     f'<p>{e(tiebreak)}</p><div class="scroll" tabindex="0" role="region" aria-label="{e(gettext("Standings"))}">'
-                    f"<table><tr>{heads}</tr>{rows}</table></div>{_crossed(night, lines, gettext)}{rounds}</main>\n",
+                    f"<table><tr>{heads}</tr>{rows}</table></div>{_crossed(night, lines, lang)}{rounds}</main>\n",
                     _style(origin))
 
 
-def _crossed(night: Night, lines: list[Standing], gettext: Callable[[str], str]) -> str:
+def _crossed(night: Night, lines: list[Standing], lang: str) -> str:
     """The printed cross-table: the standings' ``lines`` as rows, numbered, each round's opponent's
     row and the points scored (``cell``), and what its marks say."""
     if not night.rounds:
         return ""
+    gettext = translation(lang).gettext
     e = html.escape
     title = gettext("Cross-table")
     heads = "".join(f"<th>{e(gettext('Round {number}').format(number=made.number))}</th>" for made in night.rounds)
-    rows = "".join(f"<tr><td>{n}. {e(line['team'])}</td>" + "".join(f"<td>{e(cell(each))}</td>" for each in line["rounds"])
+    rows = "".join(f"<tr><td>{n}. {e(line['team'])}</td>" + "".join(f"<td>{e(cell(each, lang))}</td>" for each in line["rounds"])
                    + "</tr>"
                    for n, line in enumerate(cross_table(night, [s.team for s in lines]), start=1))
     return (f'<h2>{e(title)}</h2><p>{e(gettext(CROSS_KEY))}</p><div class="scroll" tabindex="0" role="region" '
@@ -260,10 +263,11 @@ CROSS_KEY = N_("Each round: the opponent's row, then the points scored; + or −
                "double loss); – no game (a bye, a round missed, a void pair); … still played.")
 
 
-def cell(each: CrossedRound) -> str:
-    """A cross-table's round as the printed page writes it (the TV's script writes it the same, its numbers its language's)."""
+def cell(each: CrossedRound, lang: str) -> str:
+    """A cross-table's round as the printed page writes it, its number in ``lang`` (the TV's script
+    writes it the same)."""
     scored = each["scored"]
-    said = "…" if scored is None else ("+" if scored else "−") if each["forfeit"] else f"{scored:g}"
+    said = "…" if scored is None else ("+" if scored else "−") if each["forfeit"] else decimal(scored, lang)
     return f"{'–' if each['opponent'] is None else each['opponent']} {said}"
 
 
