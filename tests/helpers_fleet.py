@@ -106,6 +106,22 @@ def heard(recorder: Recorder) -> dict:
     return schema.parse("plan", json.dumps(plan).encode())  # type: ignore[return-value]
 
 
+def followed(folder: Path, teams: tuple[str, ...]) -> tuple[Book, Recorder, Recorder]:
+    """A night hosted at table t1 with ``teams`` joined, and table t2 following it with its host's
+    code: the host's book, its recorder and the follower's."""
+    from pi_table.night.recorder import Recorder
+
+    host = Book(folder / "t1")
+    host.open("Friday", ["codenames"], ["t1", "t2"])
+    for name in teams:
+        host.join(name)
+    at_host = Recorder(host, "t1")
+    follower = Recorder(Book(folder / "t2"), "t2")
+    follower.follow("t1", heard(at_host))
+    follower.book.accept("t1", host.current().code)
+    return host, at_host, follower
+
+
 def played_at(recorder: Recorder, seed: int = 1) -> NightGame | None:
     """A game played to its end at the recorder's table by random touches, and what it records."""
     from pi_table.table.session import Session

@@ -13,10 +13,9 @@ from hypothesis import strategies as st
 
 from pi_table.night.book import Book
 from pi_table.night.pairing import key, met, propose
-from pi_table.night.recorder import Recorder
 from pi_table.night.state import NightRefused
 
-from helpers_fleet import heard
+from helpers_fleet import followed, heard
 from helpers_staff import Staff
 from helpers_tables import StaffTable
 
@@ -97,14 +96,7 @@ def test_the_book_keeps_two_teams_apart_until_undone_and_says_when_it_cannot(tmp
 
 
 def test_a_follower_keeps_the_teams_apart_as_its_host_does(tmp_path):
-    host = Book(tmp_path / "t1")
-    host.open("Friday", ["codenames"], ["t1", "t2"])
-    for name in ("Owls", "Foxes", "Moles", "Bats"):
-        host.join(name)
-    at_host = Recorder(host, "t1")
-    follower = Recorder(Book(tmp_path / "t2"), "t2")
-    follower.follow("t1", heard(at_host))
-    follower.book.accept("t1", host.current().code)
+    host, at_host, follower = followed(tmp_path, ("Owls", "Foxes", "Moles", "Bats"))
     host.apart("Owls", "Foxes", STAFF)
     plan = heard(at_host)  # through the fleet's schema, as the broker hands it over
     assert follower.follow("t1", plan)

@@ -13,10 +13,9 @@ from pi_table.night.book import Book
 from pi_table.night.games import Game
 from pi_table.night.names import NameRefused
 from pi_table.night.pairing import key
-from pi_table.night.recorder import Recorder
 from pi_table.night.state import NightRefused, fold
 
-from helpers_fleet import heard
+from helpers_fleet import followed, heard
 from helpers_staff import Staff
 from helpers_tables import StaffTable
 
@@ -69,14 +68,7 @@ def test_a_renamed_team_is_named_anew_everywhere_in_the_night_and_after_a_restar
 
 
 def test_a_follower_and_the_league_get_the_new_name_and_a_game_told_late_under_the_old_one_counts(tmp_path):
-    host = Book(tmp_path / "t1")
-    host.open("Friday", ["codenames"], ["t1", "t2"])
-    for name in ("Olws", "Foxes", "Moles", "Bats"):
-        host.join(name)
-    at_host = Recorder(host, "t1")
-    follower = Recorder(Book(tmp_path / "t2"), "t2")
-    follower.follow("t1", heard(at_host))
-    follower.book.accept("t1", host.current().code)
+    host, at_host, follower = followed(tmp_path, ("Olws", "Foxes", "Moles", "Bats"))
     made = host.propose()
     host.confirm()
     assert follower.follow("t1", heard(at_host))
