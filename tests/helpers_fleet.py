@@ -106,13 +106,13 @@ def heard(recorder: Recorder) -> dict:
     return schema.parse("plan", json.dumps(plan).encode())  # type: ignore[return-value]
 
 
-def followed(folder: Path, teams: tuple[str, ...]) -> tuple[Book, Recorder, Recorder]:
-    """A night hosted at table t1 with ``teams`` joined, and table t2 following it with its host's
-    code: the host's book, its recorder and the follower's."""
+def host_and_follower(folder: Path, teams: tuple[str, ...]) -> tuple[Book, Recorder, Recorder]:
+    """Host t1 (its night at t1 and t2, ``teams`` joined) and follower t2, accepted with the code:
+    the host's book, its recorder and the follower's."""
     from pi_table.night.recorder import Recorder
 
     host = Book(folder / "t1")
-    host.open("Friday", ["codenames"], ["t1", "t2"])
+    host.open("Friday league", ["codenames"], ["t1", "t2"])
     for name in teams:
         host.join(name)
     at_host = Recorder(host, "t1")

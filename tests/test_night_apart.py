@@ -15,7 +15,7 @@ from pi_table.night.book import Book
 from pi_table.night.pairing import key, met, propose
 from pi_table.night.state import NightRefused
 
-from helpers_fleet import followed, heard
+from helpers_fleet import heard, host_and_follower
 from helpers_staff import Staff
 from helpers_tables import StaffTable
 
@@ -96,7 +96,7 @@ def test_the_book_keeps_two_teams_apart_until_undone_and_says_when_it_cannot(tmp
 
 
 def test_a_follower_keeps_the_teams_apart_as_its_host_does(tmp_path):
-    host, at_host, follower = followed(tmp_path, ("Owls", "Foxes", "Moles", "Bats"))
+    host, at_host, follower = host_and_follower(tmp_path, ("Owls", "Foxes", "Moles", "Bats"))
     host.apart("Owls", "Foxes", STAFF)
     plan = heard(at_host)  # through the fleet's schema, as the broker hands it over
     assert follower.follow("t1", plan)

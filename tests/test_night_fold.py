@@ -16,23 +16,10 @@ from pi_table.night.recorder import Recorder
 from pi_table.night.state import Night
 
 from helpers import wait_for
-from helpers_fleet import heard, played_at
+from helpers_fleet import heard, host_and_follower, played_at
 
 TEAMS = ("Owls", "Zebras", "Foxes", "Moles", "Quiz Club")
 STAFF = "staff · 1a2b3c"
-
-
-def host_and_follower(tmp_path, teams=TEAMS) -> tuple[Book, Recorder, Recorder]:
-    """Host t1 (its night at t1 and t2, ``teams`` joined) and follower t2, accepted with the code."""
-    host = Book(tmp_path / "t1")
-    host.open("Friday league", ["codenames"], ["t1", "t2"])
-    for name in teams:
-        host.join(name)
-    at_host = Recorder(host, "t1")
-    follower = Recorder(Book(tmp_path / "t2"), "t2")
-    follower.follow("t1", heard(at_host))
-    follower.book.accept("t1", host.current().code)
-    return host, at_host, follower
 
 
 def same(ours: Night | None, theirs: Night | None) -> None:
@@ -47,7 +34,7 @@ def same(ours: Night | None, theirs: Night | None) -> None:
 def test_a_bye_asked_then_a_withdrawal_and_an_undo_leave_the_follower_equal_to_its_host(tmp_path):
     """Item 1: Owls ask out of round 2, Zebras withdraw in round 3, round 3 is undone and
     confirmed again: the follower refused every later plan ('no team to rest')."""
-    host, at_host, follower = host_and_follower(tmp_path)
+    host, at_host, follower = host_and_follower(tmp_path, TEAMS)
 
     def tell() -> None:
         assert follower.follow("t1", heard(at_host))

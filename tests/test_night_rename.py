@@ -15,7 +15,7 @@ from pi_table.night.names import NameRefused
 from pi_table.night.pairing import key
 from pi_table.night.state import NightRefused, fold
 
-from helpers_fleet import followed, heard
+from helpers_fleet import heard, host_and_follower
 from helpers_staff import Staff
 from helpers_tables import StaffTable
 
@@ -68,7 +68,7 @@ def test_a_renamed_team_is_named_anew_everywhere_in_the_night_and_after_a_restar
 
 
 def test_a_follower_and_the_league_get_the_new_name_and_a_game_told_late_under_the_old_one_counts(tmp_path):
-    host, at_host, follower = followed(tmp_path, ("Olws", "Foxes", "Moles", "Bats"))
+    host, at_host, follower = host_and_follower(tmp_path, ("Olws", "Foxes", "Moles", "Bats"))
     made = host.propose()
     host.confirm()
     assert follower.follow("t1", heard(at_host))
