@@ -179,8 +179,9 @@ HOSTILE = {
     "pipe": ([(member("journal/staff.pin", kind=tarfile.FIFOTYPE), b"")], "is a pipe: expected regular files only"),
     "folder": ([(member("journal", kind=tarfile.DIRTYPE), b"")], "the backup's 'journal' is a folder"),
     "unknown": ([regular("journal/run.sh")], "the backup's 'journal/run.sh' is not a file a backup holds: expected "
-                                              "manifest.json, config.toml and journal/"),
+                                              "manifest.json, config.toml, journal/ with the games"),
     "sessions": ([regular(f"journal/{SESSIONS_FILE}")], "'journal/staff.sessions' is not a file a backup holds"),
+    "not a book": ([regular("nights/run.sh")], "'nights/run.sh' is not a file a backup holds"),
     "twice": ([regular("journal/staff.pin"), regular("journal/staff.pin")],
               "the backup holds 'journal/staff.pin' twice: expected each file once"),
 }

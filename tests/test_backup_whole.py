@@ -1,6 +1,7 @@
-"""A backup is the whole table (issue 75, 1): restored onto a fresh card, every setting the owner set
-comes back as one trial, and what cannot (a secret: a backup holds none, and a secret goes only
-where it was given, issue 74) is named on the restore's check and on Health until it is given again."""
+"""A backup is the whole table (issue 75, 1): restored onto a fresh card, every setting the owner set,
+the nights' books and the network place (its address and its trust) come back as one trial, and what
+cannot (a secret: a backup holds none, and a secret goes only where it was given, issue 74) is named on
+the restore's check and on Health until it is given again."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from pi_table.config.writing import changed_text
 from pi_table.daemon import backup, offsite, owner_files
 from pi_table.engine import Rules, parse_action
 from pi_table.engine.games import make_game
+from pi_table.night.book import Book
+from pi_table.night.store import folder_of, read_night
 from pi_table.table import Session
 from pi_table.ui.i18n import say
 from pi_table.web.staff import PIN_FILE, set_pin
@@ -22,6 +25,8 @@ from helpers_staff import STAFF_CONFIG, STAFF_PIN
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 NOTIFY_URL = "json://notify.cafe.lan/hook?token=SECRET-of-the-notices"
+PLACE = "sftp://cafe@backup.cafe.lan:22/pi"
+HOST_KEY = "ssh-ed25519 " + "A" * 68
 
 
 def other_value(option) -> object | None:
@@ -44,7 +49,8 @@ def other_value(option) -> object | None:
 
 def owners_table(folder: Path) -> tuple[Path, list[str], str]:
     """A table whose owner gave the broker, its password, the dashboard's and the notifications'
-    address on the page, a network place, the staff PIN, a finished game, and every setting the
+    address on the page, a network place (its SSH key pinned), the staff PIN, a finished game, a
+    closed game night and one open, and every setting the
     schema lets a value be derived for (one by one, each kept when the checker takes it): the
     configuration, the keys set and the finished game's file."""
     path = folder / "config.toml"
@@ -65,7 +71,15 @@ def owners_table(folder: Path) -> tuple[Path, list[str], str]:
             continue  # a value this table's other settings refuse: another is tried by its next key
         set_keys.append(option.key)
     config = load_config(path)
-    offsite.save(config, offsite.parse("sftp://cafe@backup.cafe.lan:22/pi", "SECRET-of-the-place"))
+    offsite.save(config, offsite.parse(PLACE, "SECRET-of-the-place"))
+    offsite._keep_keys(config, offsite.parse(PLACE, "SECRET-of-the-place"), [HOST_KEY])  # pinned at its first copy
+    nights = Book(folder_of(config.paths.journal_dir), clock=lambda: 1_780_000_000.0)
+    nights.open("Friday league", ["codenames"], ["t1"])
+    for team in ("Owls", "Bats"):
+        nights.join(team)
+    nights.close(over=True)
+    nights.stop()
+    Book(folder_of(config.paths.journal_dir), clock=lambda: 1_780_600_000.0).open("Next Friday", ["codenames"], ["t1"])
     rules = Rules()
     finished = Session(rules, key=make_game(rules).parse_key(KEY), journal_dir=config.paths.journal_dir)
     finished.submit(parse_action("touch 24"))
@@ -86,6 +100,7 @@ def test_a_backup_restored_onto_a_fresh_card_brings_every_setting_and_names_each
     before = load_config(path)
     journal = before.paths.journal_dir
     pin = (journal / PIN_FILE).read_bytes()
+    books = {path.name: path.read_bytes() for path in folder_of(journal).iterdir()}
     data = backup.make(before)
     shutil.rmtree(tmp_path / "table")  # the card died
     (tmp_path / "table").mkdir()
@@ -98,8 +113,9 @@ def test_a_backup_restored_onto_a_fresh_card_brings_every_setting_and_names_each
     secrets = ("fleet.password_file", "fleet.dashboard_password_file", "notify.url_file")
     assert set(contents.left_out) == {*secrets, "offsite"}
     for what in ("the broker's password", "the fleet dashboard's broker password", "the notifications' address",
-                 "the network place the nightly backups are copied to"):
+                 "the password of the network place the nightly backups are copied to"):
         assert any(line.startswith(f"left out of the restore: {what}, which is not on this table") for line in said), said
+    assert "the game nights: 2 nights in place of the 0 kept now" in said
     restored, under = backup.starting(fresh)
     assert under is not None
     for option in OPTIONS:  # every setting the schema declares, the restored table's as the backed-up one's
@@ -112,15 +128,71 @@ def test_a_backup_restored_onto_a_fresh_card_brings_every_setting_and_names_each
             assert restored.values[key] == before.values[key], key
     assert (journal / PIN_FILE).read_bytes() == pin
     assert (journal / game).is_file()  # the finished game came back
+    assert {path.name: path.read_bytes() for path in folder_of(journal).iterdir()} == books  # the nights' books
+    restored_nights = Book(folder_of(journal))
+    assert [read_night(path)[0].name for path in restored_nights.kept()] == ["Friday league", "Next Friday"]
+    assert restored_nights.current().name == "Next Friday"  # the night open then is open again
+    restored_nights.stop()
+    place = offsite.state(restored)
+    assert (place["place"], place["password_set"]) == (PLACE, False)  # its address alone
+    assert offsite.load(restored) is None  # no copy is tried before its password is given again
 
     backup.keep(restored)
     health = [say(what, "en") for what in backup.left_out(restored)]
     assert health == [f"{what} did not come back with the restored backup" for what in (
         "the broker's password", "the fleet dashboard's broker password", "the notifications' address",
-        "the network place the nightly backups are copied to")]
+        "the password of the network place the nightly backups are copied to")]
     path.write_text(changed_text(path, owner_files.changes(restored, "notify", {"url": NOTIFY_URL, "events": []},
                                                            None)[0]))
-    offsite.save(restored, offsite.parse("sftp://cafe@backup.cafe.lan:22/pi", "SECRET-of-the-place"))
+    offsite.save(restored, offsite.parse(place["place"], "SECRET-of-the-place"))  # the page: its password alone typed
+    assert offsite.state(restored)["key"] == {"pinned": [offsite.fingerprint(HOST_KEY)], "offered": None}  # its trust
     again = [say(what, "en") for what in backup.left_out(load_config(path))]
     assert again == ["the broker's password did not come back with the restored backup",
                      "the fleet dashboard's broker password did not come back with the restored backup"]
+
+
+def test_a_new_file_of_the_owners_part_is_in_every_backup_unless_declared_a_secret(tmp_path, monkeypatch):
+    """What a backup holds of the owner's is derived from the one list of the owner's files
+    (``backup.owners``, which the reset wipes too): a file a new room adds there travels with no
+    other edit, one declared a secret does not, and the reset's part names both."""
+    from pi_table.daemon import owners_part
+
+    (tmp_path / "config.toml").write_text(STAFF_CONFIG)
+    config = load_config(tmp_path / "config.toml")
+    journal = config.paths.journal_dir
+    journal.mkdir()
+    (journal / "owner.new").write_text("the owner's new setting")
+    (journal / "owner.new-secret").write_text("SECRET")
+    listed = backup.owners()
+    monkeypatch.setattr(backup, "owners", lambda: {**listed, "owner.new": backup.Owned("new"),
+                                                   "owner.new-secret": backup.Owned("new", secret="a secret")})
+    files = backup.read(backup.make(config))[1]
+    assert files["journal/owner.new"] == b"the owner's new setting"
+    assert "journal/owner.new-secret" not in files
+    assert set(owners_part.JOURNAL_FILES) == set(listed)  # the reset's list is the same one
+
+
+def test_a_restore_onto_the_same_table_keeps_the_places_password_it_holds_for_that_place(tmp_path):
+    """A backup holds the place without its password; restored where the table holds that very
+    place (the card that made it), the password stays and nothing is named left out; where the
+    table holds another place, the backup's comes with no password, and that is named."""
+    (tmp_path / "config.toml").write_text(STAFF_CONFIG)
+    config = load_config(tmp_path / "config.toml")
+    set_pin(config.paths.journal_dir, STAFF_PIN)
+    offsite.save(config, offsite.parse(PLACE, "SECRET-of-the-place"))
+    data = backup.make(config)
+    assert b"SECRET-of-the-place" not in backup.read(data)[1]["journal/offsite.place"]
+
+    assert backup.stage(data, config, Running(), "owner", []).left_out == ()
+    backup.starting(config)
+    assert offsite.load(config) == offsite.parse(PLACE, "SECRET-of-the-place")
+    backup.keep(config)
+
+    offsite.save(config, offsite.parse("sftp://cafe@other.cafe.lan:22/pi", "SECRET-of-the-other"))
+    assert backup.stage(data, config, Running(), "owner", []).left_out == ("offsite",)
+    backup.starting(config)
+    assert offsite.load(config) is None
+    assert offsite.state(config)["place"] == PLACE
+    assert [say(what, "en") for what in backup.left_out(config)] == [
+        "the password of the network place the nightly backups are copied to did not come back with the restored "
+        "backup"]

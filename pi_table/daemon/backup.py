@@ -7,8 +7,10 @@ A backup is a ``.tar.gz`` of regular files alone:
   "made", "files": {name: {"size", "sha256"}}}``;
 - ``config.toml``: the configuration file as it is, comments and all (the touch thresholds are in it),
   when the table has one;
-- ``journal/NAME``: the staff PIN's hash (``TRAVELS``) and every finished game kept (``*.jsonl``:
-  the history).
+- ``journal/NAME``: the staff PIN's hash (``TRAVELS``), every finished game kept (``*.jsonl``:
+  the history) and the owner's files (``owners``, the one list of them): each
+  but its secrets, which no backup holds (the network place goes without its password);
+- ``nights/NAME``: the game nights' books (``night.store``), the one open then too.
 
 Never in a backup, which the staff download and take away: the game in play (its key; nor any
 game not finished, nor a finished one still on the table, which an undo brings back), the phones'
@@ -38,6 +40,7 @@ the key the owner types, or the one this table keeps.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import logging
@@ -60,6 +63,7 @@ from ..engine.phrase import N_, Phrase, Text
 from ..engine.views import LANGUAGES
 from ..files import PRIVATE_DIR, TooBig, read_file, read_json, write_private
 from ..kinds import SecretFile
+from ..night.store import NIGHT_ID, POINTER, folder_of
 from ..table.journal import IN_PLAY, begun_last, end_play, finished, in_play
 from ..ui.i18n import moment_at, say
 from . import sealed
@@ -75,14 +79,18 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pi_table.backup")
 FORMAT, VERSION = "pi-table backup", 1
-MANIFEST, CONFIG, JOURNAL = "manifest.json", "config.toml", "journal/"
+MANIFEST, CONFIG, JOURNAL, NIGHTS = "manifest.json", "config.toml", "journal/", "nights/"
 PLACE = "offsite.place"
 """The journal folder's file of the network place the nightly backups are copied to (``offsite``),
-with its password: never in a backup, which says it was set (``BEHIND``), so a restore names it."""
+with its password, which a backup leaves behind (``owners``): a restore names it."""
+HANDOUT = "broker.handout"
+"""The journal folder's file of the passwords the owner has still to give the café's tables, and a
+change asked (``broker_desk``): a secret of the owner's list (``owners``)."""
+HOST_KEY, PLACE_CA = "offsite.hostkey", "offsite.ca"
+"""The journal folder's files of the place's trust: its SSH host keys pinned, its own CA (``offsite``)."""
 LEFT_OUT = "restore.left-out.json"
 """In the backups folder: what the owner had set that the last restore could not bring back (a
 secret), for Health to say until each is given again (``left_out``)."""
-BEHIND = "left_behind"  # the manifest's list of what the table held that no backup holds: the place
 TRAVELS = ("staff.pin",)
 """The journal folder's files that travel besides the finished games (``web.staff.PIN_FILE``)."""
 PHONES = ("companion.secret", "companion.released", "companion.opened")
@@ -177,9 +185,8 @@ def make(config: Config, now: float | None = None, whole: bool = False) -> bytes
         raise BadBackup("the backup would hold {size} MB, more than {most} MB: keep fewer games ([paths] keep_mb)",
                         size=_mb(size), most=_mb(MOST_BYTES))
     made = time.time() if now is None else now
-    behind = ["offsite"] if (config.paths.journal_dir / PLACE).exists() else []
     return _packed({"format": FORMAT, "version": VERSION, "pi_table": version(), "table": name_of(config),
-                    "host": socket.gethostname(), "made": _when(made), BEHIND: behind}, files, made)
+                    "host": socket.gethostname(), "made": _when(made)}, files, made)
 
 
 def name_of(config: Config) -> str:
@@ -198,28 +205,128 @@ def _gather(config: Config, whole: bool) -> dict[str, bytes]:
     if config.source is not None:
         files[CONFIG] = read_file(config.source, CONFIG_MOST)
     journal = config.paths.journal_dir
-    try:
-        entries = sorted(entry.name for entry in os.scandir(journal) if entry.is_file(follow_symlinks=False))
-    except FileNotFoundError:
-        return files
     on_table = set() if whole else on_the_table(journal)
-    for name in (name for name in entries if held(name, whole) and name not in on_table):
-        try:
-            data = read_file(journal / name, MOST_FILE)
-        except FileNotFoundError:  # a game the retention pruned meanwhile
-            continue
-        except TooBig as e:
-            raise BadBackup("{path}: {size} bytes, more than a backup holds of one file ({most})",
-                            path=str(journal / name), size=e.size, most=MOST_FILE) from None
-        if whole or not GAME.fullmatch(name) or finished(journal / name, data):
-            files[JOURNAL + name] = data
+    for name in (name for name in _entries(journal) if held(name, whole) and name not in on_table):
+        data = _read_held(journal / name)
+        if data is not None and (whole or not GAME.fullmatch(name) or finished(journal / name, data)):
+            files[JOURNAL + name] = data if whole else without_secret(name, data)
+    books = folder_of(journal)
+    for name in (name for name in _entries(books) if book(name)):
+        if (data := _read_held(books / name)) is not None:
+            files[NIGHTS + name] = data
     return files
+
+
+def _entries(where: Path) -> list[str]:
+    """The names of the files in ``where``, sorted (none when it is not there)."""
+    try:
+        return sorted(entry.name for entry in os.scandir(where) if entry.is_file(follow_symlinks=False))
+    except FileNotFoundError:
+        return []
+
+
+def _read_held(path: Path) -> bytes | None:
+    """A file a backup holds, or None when it went meanwhile (a game the retention pruned);
+    BadBackup when it is bigger than a backup holds of one file."""
+    try:
+        return read_file(path, MOST_FILE)
+    except FileNotFoundError:
+        return None
+    except TooBig as e:
+        raise BadBackup("{path}: {size} bytes, more than a backup holds of one file ({most})",
+                        path=str(path), size=e.size, most=MOST_FILE) from None
+
+
+def book(name: str) -> bool:
+    """Whether the nights' folder's file ``name`` is one a backup holds: a night's book, or the
+    pointer to the night open (``night.store``)."""
+    return name == POINTER or name.endswith(".jsonl") and NIGHT_ID.fullmatch(name.removesuffix(".jsonl")) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Owned:
+    """One of the owner's files in the journal folder: the ``piece`` of the owner's part it is (the
+    reset's words, ``owner_notice.PART``), and what of it a backup holds: all of it, all but its
+    secret ``field`` (a restore names it until it is given again), or, a ``secret`` (why), none."""
+
+    piece: str
+    field: str | None = None
+    secret: str | None = None
+
+
+@functools.cache
+def owners() -> dict[str, Owned]:
+    """The owner's files in the journal folder, the one list: the buttons' reset wipes each
+    (``owners_part``), and a backup holds each but as its entry says, so a new file of the owner's
+    is in every backup unless it is declared a secret here."""
+    from ..web.roles import BACKUP_KEY_FILE, RECOVERY_FILE  # the pages' names: loaded by a backup's work alone
+
+    return {
+        RECOVERY_FILE: Owned("recovery", secret="the recovery code's hash opens the owner's door of the card it was "
+                             "made on, whose passphrase no backup holds either"),
+        HANDOUT: Owned("handout", secret="the café's tables' broker passwords still to hand out: each goes to its "
+                       "table once, never elsewhere"),
+        PLACE: Owned("offsite", field="password"),
+        HOST_KEY: Owned("offsite"),
+        PLACE_CA: Owned("offsite"),
+        BACKUP_KEY_FILE: Owned("backup_key", secret="the key the copies off the card are sealed with: never beside "
+                               "what it opens"),
+    }
+
+
+def _travelling() -> set[str]:
+    """The owner's files a backup holds (``owners``)."""
+    return {name for name, owned in owners().items() if owned.secret is None}
+
+
+def _field(name: str) -> str | None:
+    """The secret field a backup holds the owner's file ``name`` without, if any (``owners``)."""
+    owned = owners().get(name)
+    return None if owned is None else owned.field
+
+
+def without_secret(name: str, data: bytes) -> bytes:
+    """The owner's file ``name`` as a backup holds it: its secret field emptied (``owners``)."""
+    field = _field(name)
+    kept = _json(data) if field is not None else None
+    return data if kept is None else json.dumps({**kept, field: ""}).encode()
+
+
+def _json(data: bytes | None) -> dict[str, Any] | None:
+    try:
+        found = read_json(b"" if data is None else data)
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def secret_given(journal: Path, name: str) -> bool | None:
+    """Whether the owner's file ``name`` holds its secret (None when there is no such file): a
+    restore brings it without (``owners``), and the owner gives it again."""
+    return _given(name, _read_or_none(journal / name))
+
+
+def _given(name: str, data: bytes | None) -> bool | None:
+    """Whether ``data``, the owner's file ``name``, holds its secret field (None: no such file, or field)."""
+    field, kept = _field(name), _json(data)
+    return None if kept is None or field is None else bool(kept.get(field))
+
+
+def _own_secret(journal: Path, name: str, data: bytes) -> bytes:
+    """A restored owner's ``data`` for ``name``, with the secret this table holds for the same
+    place already (all else alike), else as it came: a secret goes only where it was given."""
+    field = _field(name)
+    ours, theirs = _json(_read_or_none(journal / name)), _json(data)
+    if field is None or ours is None or theirs is None or not ours.get(field):
+        return data
+    return json.dumps(ours).encode() if {**ours, field: ""} == {**theirs, field: ""} else data
 
 
 def held(name: str, whole: bool = False) -> bool:
     """Whether the journal folder's file ``name`` is one a backup holds (``whole``: one the
     last good state holds, the phones' files and the pointer to the game in play too)."""
-    return name in TRAVELS or GAME.fullmatch(name) is not None or (whole and (name in PHONES or name == IN_PLAY))
+    return name in TRAVELS or GAME.fullmatch(name) is not None or name in _travelling() \
+        or (whole and (name in PHONES or name == IN_PLAY))
 
 
 def on_the_table(journal: Path) -> set[str]:
@@ -289,9 +396,9 @@ def check(data: bytes, config: Config, running: Running | None = None, key: str 
     else:
         replaces.append(Phrase.of("the settings: kept as they are (the backup holds none)"))
     journal = config.paths.journal_dir
-    behind = manifest.get(BEHIND)
-    if isinstance(behind, list) and "offsite" in behind and not (journal / PLACE).exists():
-        missing.append("offsite")
+    place = files.get(JOURNAL + PLACE)
+    if place is not None and not _given(PLACE, _own_secret(journal, PLACE, place)):
+        missing.append("offsite")  # its address comes back, its password only where this table holds it already
         left_out.append(Phrase.of("left out of the restore: {why}; give it again on the staff page", why=Phrase.of(
             "{what}, which is not on this table (a backup holds no secret)", what=Phrase.of(NETWORK_PLACE))))
     pin = JOURNAL + TRAVELS[0]
@@ -310,6 +417,12 @@ def check(data: bytes, config: Config, running: Running | None = None, key: str 
     replaces.append(Phrase.counting("games", "the games' history: {games} game in place of the {now} kept now",
                                     "the games' history: {games} games in place of the {now} kept now",
                                     games=games, now=now))
+    nights = sum(1 for name in files if name.startswith(NIGHTS) and name.endswith(".jsonl"))
+    now = sum(1 for name in _entries(folder_of(journal)) if name.endswith(".jsonl") and book(name))
+    if nights or now:  # a café that holds no game nights is not told of them
+        replaces.append(Phrase.counting("nights", "the game nights: {nights} night in place of the {now} kept now",
+                                        "the game nights: {nights} nights in place of the {now} kept now",
+                                        nights=nights, now=now))
     replaces.append(Phrase.of("the game in play ends, as End game ends it: it stays in the history and a new one is "
                               "dealt; phones scan the codes again"))
     return Contents(manifest, files, (*replaces, *left_out), (*keys, "journal"), tuple(missing))
@@ -446,9 +559,11 @@ def _member_name(member: tarfile.TarInfo, whole: bool) -> str:
     if not member.isreg():
         raise BadBackup("the backup's {member!r} is not a regular file: expected regular files only", member=name[:100])
     inside = name.removeprefix(JOURNAL)
-    if name not in (MANIFEST, CONFIG) and not (name.startswith(JOURNAL) and (held(inside, whole) or inside in PHONES)):
-        raise BadBackup("the backup's {member!r} is not a file a backup holds: expected manifest.json, config.toml "
-                        "and journal/ with the games (.jsonl), staff.pin and the companion's files", member=name[:100])
+    if name not in (MANIFEST, CONFIG) and not (name.startswith(JOURNAL) and (held(inside, whole) or inside in PHONES)) \
+            and not (name.startswith(NIGHTS) and book(name.removeprefix(NIGHTS))):
+        raise BadBackup("the backup's {member!r} is not a file a backup holds: expected manifest.json, config.toml, "
+                        "journal/ with the games (.jsonl), staff.pin, the owner's and the companion's files, and "
+                        "nights/ with the game nights' books", member=name[:100])
     return name
 
 
@@ -710,13 +825,20 @@ def _apply(config: Config, files: dict[str, bytes], whole: bool = False) -> None
     journal = config.paths.journal_dir
     journal.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
     coming = {name.removeprefix(JOURNAL) for name in files if name.startswith(JOURNAL)} - (set() if whole else {*PHONES})
-    stays = {TRAVELS[0], *(() if whole else on_the_table(journal))}
-    for entry in os.scandir(journal):
-        if entry.is_file(follow_symlinks=False) and held(entry.name, whole=True) and entry.name not in coming \
-                and entry.name not in stays:
-            os.unlink(entry.path)
+    stays = {TRAVELS[0], *(() if whole else (*on_the_table(journal), *_travelling()))}
+    for name in _entries(journal):
+        if held(name, whole=True) and name not in coming and name not in stays:
+            os.unlink(journal / name)
     for name in sorted(coming):
-        write_private(journal / name, files[JOURNAL + name])
+        write_private(journal / name, files[JOURNAL + name] if whole else _own_secret(journal, name, files[JOURNAL + name]))
+    books = folder_of(journal)
+    coming = {name.removeprefix(NIGHTS) for name in files if name.startswith(NIGHTS)}
+    for name in (name for name in _entries(books) if book(name) and name not in coming):
+        os.unlink(books / name)
+    if coming:
+        books.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    for name in sorted(coming):
+        write_private(books / name, files[NIGHTS + name])
     if not whole:
         end_play(journal)
 
@@ -735,7 +857,7 @@ def _read_note(path: Path) -> dict[str, Any]:
     return note if isinstance(note, dict) else {}
 
 
-NETWORK_PLACE = N_("the network place the nightly backups are copied to")
+NETWORK_PLACE = N_("the password of the network place the nightly backups are copied to")
 
 
 def left_out(config: Config) -> list[Phrase]:
@@ -747,7 +869,8 @@ def left_out(config: Config) -> list[Phrase]:
     except (OSError, ValueError):
         return []
     missing = [key for key in keys if key in bound.WHAT and not config.values.get(key)
-               or key == "offsite" and not (config.paths.journal_dir / PLACE).exists()] if isinstance(keys, list) else []
+               or key == "offsite" and secret_given(config.paths.journal_dir, PLACE) is False] \
+        if isinstance(keys, list) else []
     if not missing and pending(config) is None:  # given again (not a restore still to be applied)
         path.unlink(missing_ok=True)
     return [Phrase.of("{what} did not come back with the restored backup",
@@ -889,6 +1012,9 @@ def _holds(files: dict[str, bytes]) -> list[Text]:
     games = sum(1 for name in files if name.startswith(JOURNAL) and name.endswith(".jsonl"))
     if games:
         parts.append(Phrase.counting("count", "{count} finished game", "{count} finished games", count=games))
+    nights = sum(1 for name in files if name.startswith(NIGHTS) and name.endswith(".jsonl"))
+    if nights:
+        parts.append(Phrase.counting("count", "{count} game night", "{count} game nights", count=nights))
     return parts
 
 

@@ -35,10 +35,10 @@ from ..release.desk import said
 from ..release.layout import HOME, Releases
 from ..ui.i18n import say
 from ..web.acts import ActNotes
+from .backup import HANDOUT
 from .files_desk import Table, give_files
 
 log = logging.getLogger("pi_table.daemon")
-HANDOUT = "broker.handout"  # in the journal folder: the passwords the owner has still to give, and a change asked
 HANDOUT_MOST = 64 * 1024
 WAIT_S = 180.0  # the helper's act: certificates, a restart and its check take seconds
 POLL_S = 0.5

@@ -46,7 +46,7 @@ NOTE = "offsite.last.json"
 """In the backups folder: when the last copy was made, of which backup, and how it went."""
 RCLONE_CONFIG = "offsite.rclone.conf"
 """In the backups folder while a copy runs: rclone's configuration, the password obscured in it."""
-KEY_FILE = "offsite.hostkey"
+KEY_FILE = backup.HOST_KEY
 """In the journal folder: the SFTP place's host keys, pinned at its first copy and bound to its
 address (host and port), and the other keys it answered with since, until the owner accepts them."""
 KNOWN_HOSTS = "offsite.known_hosts"
@@ -54,7 +54,7 @@ KNOWN_HOSTS = "offsite.known_hosts"
 KEY = re.compile(r"(ssh-ed25519|ecdsa-sha2-nistp(?:256|384|521)|ssh-rsa) ([A-Za-z0-9+/]{40,2000}={0,2})")
 """A host key as ssh-keyscan prints it: its type and its key (nothing else reaches the known hosts file)."""
 SCAN_S = 10  # ssh-keyscan's timeout, seconds
-CA_FILE = "offsite.ca"
+CA_FILE = backup.PLACE_CA
 """In the journal folder: the CA the owner gave for a WebDAV place with a certificate of its own
 (a café's NAS), bound to the place's address (host and port)."""
 CA_CERT = "offsite.ca.pem"
@@ -168,14 +168,12 @@ def save(config: Config, place: Place | None) -> None:
 
 
 def load(config: Config) -> Place | None:
-    """The place kept, or None; one kept that no longer parses (changed by hand) is none, and said in the log."""
+    """The place kept, or None; one kept that no longer parses (changed by hand) is none, and said
+    in the log; one a restore brought without its password (``awaited``) is none until it is given."""
     path = config.paths.journal_dir / PLACE_FILE
     try:
         kept = read_json(read_file(path, PLACE_MOST))
-        scheme = "sftp" if kept["kind"] == "sftp" else "https" if kept["tls"] else "http"
-        host = f"[{kept['host']}]" if ":" in kept["host"] else kept["host"]
-        address = f"{scheme}://{urllib.parse.quote(kept['user'], safe='@')}@{host}:{int(kept['port'])}/{kept['path']}"
-        return parse(address, kept["password"])
+        return None if kept["password"] == "" else parse(_address(kept), kept["password"])
     except FileNotFoundError:
         return None
     except (OSError, TooBig, ValueError, KeyError, TypeError, Refusal) as e:
@@ -183,12 +181,30 @@ def load(config: Config) -> Place | None:
         return None
 
 
+def _address(kept: dict[str, Any]) -> str:
+    """The address of the place ``kept`` as the owner types it (KeyError, TypeError, ValueError)."""
+    scheme = "sftp" if kept["kind"] == "sftp" else "https" if kept["tls"] else "http"
+    host = f"[{kept['host']}]" if ":" in kept["host"] else kept["host"]
+    return f"{scheme}://{urllib.parse.quote(kept['user'], safe='@')}@{host}:{int(kept['port'])}/{kept['path']}"
+
+
+def awaited(config: Config) -> Place | None:
+    """The place a restored backup brought without its password (a backup holds none), waiting for
+    the owner to give it again; None when there is none such."""
+    try:
+        kept = read_json(read_file(config.paths.journal_dir / PLACE_FILE, PLACE_MOST))
+        return parse(_address(kept), "?") if kept["password"] == "" else None
+    except (OSError, TooBig, ValueError, KeyError, TypeError, Refusal):
+        return None
+
+
 def state(config: Config) -> dict[str, Any]:
     """What the staff page shows: the place (its password never), and how its last copy went."""
     place = load(config)
-    return {"place": None if place is None else place.shown(), "password_set": place is not None,
-            "last": last(config), "key": None if place is None else shown_key(config, place),
-            "ca": place is not None and _kept_ca(config, place) is not None}
+    shown = place or awaited(config)  # its address, its password still to give
+    return {"place": None if shown is None else shown.shown(), "password_set": place is not None,
+            "last": last(config), "key": None if shown is None else shown_key(config, shown),
+            "ca": shown is not None and _kept_ca(config, shown) is not None}
 
 
 def last(config: Config) -> dict[str, Any] | None:

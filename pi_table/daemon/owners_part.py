@@ -10,7 +10,8 @@ The part, each piece by the name the notice says it by:
 - the settings that hold or name a password (``SETTINGS``): the broker's password in its URL and
   in its file, the fleet dashboard's broker password, the notifications' Apprise URL; emptied in the configuration and in its
   last good copy (which a rollback would put back), and the files that held them removed;
-- the owner's files in the journal folder (``JOURNAL_FILES``): the recovery code's hash, the café's
+- the owner's files in the journal folder (``JOURNAL_FILES``, from ``backup.owners``, which says what
+  of each a backup holds): the recovery code's hash, the café's
   tables' passwords still to hand out (``broker_desk``), the network place the backups are copied to
   with its password, its pinned SSH key and its own CA (``offsite``), the backup key the copies off
   the card are sealed with (``sealed``);
@@ -36,9 +37,7 @@ from ..engine.errors import Refusal
 from ..engine.phrase import Text
 from ..files import replace_file
 from ..release.layout import Releases, act_note
-from ..web.roles import BACKUP_KEY_FILE, RECOVERY_FILE
 from . import backup, offsite, owner_files
-from .broker_desk import HANDOUT
 from .owner_notice import PART
 
 if TYPE_CHECKING:
@@ -51,9 +50,9 @@ SETTINGS = {BROKER: "broker", PASSWORD_FILE: "broker", "fleet.cert": "broker", "
             DASHBOARD_PASSWORD: "dashboard", NOTIFY_URL: "notify"}
 """The settings that hold a password (the broker's URL) or name a file that does, or the table's
 client key for the broker (with its certificate), by the piece of the part each is."""
-JOURNAL_FILES = {RECOVERY_FILE: "recovery", HANDOUT: "handout", offsite.PLACE_FILE: "offsite",
-                 offsite.KEY_FILE: "offsite", offsite.CA_FILE: "offsite", BACKUP_KEY_FILE: "backup_key"}
-"""The owner's files in the journal folder, by the piece of the part each is."""
+JOURNAL_FILES = {name: owned.piece for name, owned in backup.owners().items()}
+"""The owner's files in the journal folder, by the piece of the part each is (``backup.owners``:
+the one list, which says what of each a backup holds)."""
 KEPT = {
     "web.tls_key": "the https key: the table's identity to the phones, shown on no page and sent nowhere; a new "
                    "owner gives the table a certificate of their own",
