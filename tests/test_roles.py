@@ -76,11 +76,11 @@ class RolesCare:
     def update(self, source, bundle, data):
         self.calls.append(f"update {source}")
 
-    def check_restore(self, data):
+    def check_restore(self, data, key):
         self.calls.append("check restore")
         return []
 
-    def restore(self, data, reached):
+    def restore(self, data, reached, key):
         self.calls.append("restore")
         return []
 

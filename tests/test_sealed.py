@@ -231,3 +231,46 @@ def test_the_owner_makes_a_backup_key_on_the_staff_page_shown_once_and_the_night
         assert answer["backup_key"] not in json.dumps(owner.call("GET", "/staff/api/owner")[1])
     finally:
         service.close()
+
+
+def test_the_staff_pages_restore_asks_the_owners_key_for_a_copy_sealed_with_another_and_refuses_a_wrong_one(tmp_path):
+    """A new card restoring the old table's copy from the phone (its own key made at its set-up):
+    the table's key does not open it, so the page asks for the owner's backup key (``key`` in the
+    answer: the field is shown); a wrong key, a mistyped one, a copy cut or changed are refused in
+    the sealed copies' words, nothing staged; the right key typed restores it."""
+    from helpers_staff import raw_post
+    from helpers_tables import StaffService
+
+    old, key = table(tmp_path / "old")
+    copy = sealed.seal(backup.make(old), sealed.key_given(key))
+    (tmp_path / "fresh").mkdir()
+    service = StaffService(tmp_path / "fresh")
+    try:
+        service.start()
+        fresh = load_config(service.config)
+        backup.new_key(fresh)  # the new card's own, made at its set-up
+        owner = service.staff(owner=True)
+
+        def restore(data: bytes, typed: str | None = None, check: bool = True) -> tuple[int, dict]:
+            return raw_post(owner.base, "/staff/api/restore" + ("?check" if check else ""), owner, data,
+                            {} if typed is None else {"X-Backup-Key": typed})
+
+        status, answer = restore(copy)
+        assert (status, answer.get("key"), answer["error"]) == (400, True, say(sealed.NO_KEY, "en")), answer
+        changed = bytearray(copy)
+        changed[40] ^= 0x01
+        for data, typed, words, check in ((copy, OTHER_KEY, sealed.WRONG_KEY, True),
+                                          (copy, OTHER_KEY, sealed.WRONG_KEY, False),  # the restore itself too
+                                          (copy[:20], key, sealed.DAMAGED, True),
+                                          (bytes(changed), key, sealed.WRONG_KEY, False),
+                                          (copy, "ABCD-EFGH", None, True)):
+            status, answer = restore(data, typed, check)
+            assert status == 400 and answer["key"] is True, answer
+            assert answer["error"] == say(words, "en") if words else "5 groups of 4 letters" in answer["error"]
+            assert backup.pending(fresh) is None and not (backup.folder(fresh) / backup.STAGED).exists()
+        status, answer = restore(copy, key.lower())
+        assert status == 200 and any("settings" in each for each in answer["replaces"]), answer
+        status, answer = restore(copy, key, check=False)
+        assert status == 200 and answer["restarting"] is True, answer
+    finally:
+        service.close()

@@ -604,6 +604,53 @@ def test_a_restore_on_a_phone_stays_where_the_owner_is_through_the_passphrase_an
         table.close()
 
 
+def test_a_sealed_copy_the_table_has_no_key_for_asks_the_owners_key_on_a_phone(tmp_path, browser):
+    """Issue 75: a new card restoring the old table's copy from the phone tried its own key alone and
+    said a key typed was wrong. The page asks for the owner's backup key in a field, refuses a wrong
+    one in the sealed copies' words, and restores the copy with the right one."""
+    from playwright.sync_api import expect
+
+    from pi_table.daemon import backup, sealed
+    from pi_table.ui.i18n import say
+    from pi_table.web.roles import owners_code
+
+    require_tools("rclone")
+    table = InProcessTable(tmp_path, dealt_key())
+    backup.new_key(table.daemon.config)  # the new card's own key
+    old_key = owners_code()  # the old table's, written down
+    copy = tmp_path / "old-table.tar.gz"
+    copy.write_bytes(sealed.seal(backup.make(table.daemon.config), sealed.key_given(old_key)))
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.on("dialog", lambda dialog: dialog.accept())
+    try:
+        page.goto(f"{table.base}/staff")
+        page.fill("#pin", PIN)
+        page.click("#login button")
+        expect(page.locator("#headline")).to_be_visible()
+        expect(page.locator("#restore-key")).to_be_hidden()
+        page.set_input_files("#restore-file", str(copy))
+        page.fill("#owner-passphrase", OWNER_PASSPHRASE)
+        page.click("#owner-form button")
+        expect(page.locator("#restore-key")).to_be_focused()
+        said = page.locator("#message")
+        expect(said).to_have_text(say(sealed.NO_KEY, "en"))
+        page.fill("#restore-key", "0000-1111-2222-3333-4444")
+        page.locator("#restore-key").press("Tab")  # the field left: the copy checked with the key
+        expect(said).to_have_text(say(sealed.WRONG_KEY, "en"))
+        expect(page.locator("#restore")).to_be_hidden()
+        assert backup.pending(table.daemon.config) is None
+        page.fill("#restore-key", old_key.lower())
+        page.locator("#restore-key").press("Tab")  # the field left: the copy checked with the key
+        expect(page.locator("#restore")).to_be_visible()
+        page.click("#restore")
+        expect(said).to_contain_text("Restored: the table restarts")
+        assert backup.pending(table.daemon.config) is not None
+    finally:
+        context.close()
+        table.close()
+
+
 def test_an_uploaded_bundle_is_checked_on_any_table_saying_what_would_happen(tmp_path):
     """Issue 50: a table with no root helper (a simulated one) answered every bundle with the
     same 409, after a confirm that promised a restart. ``?check`` reads the bundle first, its

@@ -169,6 +169,25 @@ def opened(data: bytes, key: str | None) -> bytes:
         raise BadBackup(e.phrase) from None
 
 
+def _opened_here(data: bytes, config: Config) -> bytes:
+    """The backup inside ``data``, opened with the key this table keeps: a sealed copy that key
+    does not open (the old table's, restored on a new card) asks for the owner's (``sealed.NO_KEY``),
+    never says a key was wrong that nobody typed; BadBackup."""
+    try:
+        return sealed.opened(data, sealed.kept_key(config))
+    except sealed.Unopened as e:
+        raise BadBackup(sealed.NO_KEY if e.phrase.template == sealed.WRONG_KEY else e.phrase) from None
+
+
+def typed_key(typed: str | None) -> str | None:
+    """The backup key the owner typed (any case, spaces or dashes), as ``check`` takes it, or None
+    when none was; BadBackup naming the form a key has."""
+    try:
+        return None if typed is None else sealed.key_given(typed)
+    except sealed.Unopened as e:
+        raise BadBackup(e.phrase) from None
+
+
 def folder(config: Config) -> Path:
     """Where the backups are kept: beside the journal folder, which holds no folder of its own."""
     return config.paths.journal_dir.parent / FOLDER
@@ -379,7 +398,7 @@ def check(data: bytes, config: Config, running: Running | None = None, key: str 
     wrong and what was expected. A sealed one is opened with ``key`` (the owner's, typed), else with
     the key this table keeps (``sealed``). Its configuration must pass ``check-config``'s checker on
     this machine (``running``: beside the table that runs now), and keep its games where this one does."""
-    manifest, files = read(opened(data, sealed.kept_key(config) if key is None else key))
+    manifest, files = read(opened(data, key) if key is not None else _opened_here(data, config))
     files, left_out = restorable(files)
     keys: list[str] = []
     made = made_at(manifest)
@@ -891,16 +910,18 @@ def backup_bytes(config: Config) -> tuple[str, bytes]:
     return file_name(config), make(config)
 
 
-def check_upload(data: bytes, table: Table, key: str | None = None) -> Contents:
-    """What an upload would replace (``Contents.replaces``), checked as a restore checks it."""
-    return check(data, table.config, running_now(table), key)
+def check_upload(data: bytes, table: Table, typed: str | None = None) -> Contents:
+    """What an upload would replace (``Contents.replaces``), checked as a restore checks it (a
+    sealed one opened with the key the owner ``typed``, else the table's own)."""
+    return check(data, table.config, running_now(table), typed_key(typed))
 
 
-def restore_upload(data: bytes, table: Table, reached: str | None = None) -> list[Phrase]:
+def restore_upload(data: bytes, table: Table, reached: str | None = None, typed: str | None = None) -> list[Phrase]:
     """``POST /staff/api/restore``, from a page ``reached`` on that address: [] once staged (the
-    page then asks for the restart that tries it); else why not. The route is the owner's alone."""
+    page then asks for the restart that tries it); else why not. The route is the owner's alone.
+    A sealed one is opened with the key the owner ``typed``, else the table's own."""
     try:
-        restore(data, table, by="owner", restart=False, reached=reached)
+        restore(data, table, by="owner", restart=False, reached=reached, key=typed_key(typed))
     except BadBackup as e:
         return [e.phrase]
     return []

@@ -13,7 +13,8 @@ from ..config import trial
 from ..engine.errors import Refusal
 from ..engine.phrase import Phrase, Text
 from ..ui.i18n import say
-from . import backup
+from ..web.sections.care import KeyAsked
+from . import backup, sealed
 
 if TYPE_CHECKING:
     from .root_helper import RootHelper
@@ -35,11 +36,17 @@ class CareDesk:
     def nightly_backup(self, name: str) -> bytes:
         return backup.nightly_data(self.daemon.config, name)
 
-    def check_restore(self, data: bytes) -> list[Text]:
-        return list(backup.check_upload(data, self.daemon).replaces)
+    def check_restore(self, data: bytes, key: str | None = None) -> list[Text]:
+        try:
+            return list(backup.check_upload(data, self.daemon, key).replaces)
+        except backup.BadBackup as e:
+            raise KeyAsked(e.phrase) if sealed.is_sealed(data) else e from None
 
-    def restore(self, data: bytes, reached: str | None = None) -> list[Phrase]:
-        return backup.restore_upload(data, self.daemon, reached)
+    def restore(self, data: bytes, reached: str | None = None, key: str | None = None) -> list[Phrase]:
+        problems = backup.restore_upload(data, self.daemon, reached, key)
+        if problems and sealed.is_sealed(data):  # the owner's key asked, in a field of the page
+            raise KeyAsked(problems[0])
+        return problems
 
     def releases(self, lang: str, repository: bool) -> dict[str, Any]:
         from ..release import offered, state  # the page's Updates section only

@@ -26,6 +26,8 @@ from ..staff_answers import bad, language, reached_on
 
 UPLOAD_MOST = 64 << 20  # a backup, packed: no more than it may hold unpacked (the daemon's backup.MOST_BYTES)
 UPLOAD_S = 300.0  # a phone on a slow Wi-Fi sends 200 MB in this long at 5 Mbit/s
+KEY_HEADER = "X-Backup-Key"  # the owner's backup key typed for a sealed upload (the body is the file)
+KEY_MOST = 100  # a key is 24 characters as written down; spaces besides
 
 RESTORING = N_("Restored: the table restarts to try it, and deals a new game: the game in play has ended.")
 """A restore ends the game in play (``daemon.backup``): the page says so, never that the game resumes."""
@@ -34,6 +36,7 @@ TEXTS: tuple[str, ...] = (
     N_("Backup and updates"),
     N_("Download a backup"),
     N_("Restore a backup"),
+    N_("The backup key, written down when the copy was sealed"),
     N_("Or one of the nightly backups the table keeps:"),
     N_("Check it to restore"),
     N_("Restoring it replaces:"),
@@ -66,12 +69,20 @@ class Backups(Protocol):
     def nightly_backup(self, name: str) -> bytes:
         """The nightly backup ``name`` of that list, to check or restore (a Refusal: no such one)."""
 
-    def check_restore(self, data: bytes) -> list[Text]:
-        """What restoring ``data`` would replace, in words (a Refusal: why it cannot be restored)."""
+    def check_restore(self, data: bytes, key: str | None) -> list[Text]:
+        """What restoring ``data`` would replace, in words (a Refusal: why it cannot be restored,
+        KeyAsked for a sealed copy); sealed, it is opened with the owner's backup ``key`` as typed,
+        else with the table's own."""
 
-    def restore(self, data: bytes, reached: str | None) -> list[Phrase]:
-        """Stage ``data`` to be tried at the next start (as a change of settings, the page must
-        answer on ``reached`` after it); [] or why not. The page asks for the restart."""
+    def restore(self, data: bytes, reached: str | None, key: str | None) -> list[Phrase]:
+        """Stage ``data`` (opened as ``check_restore`` opens it) to be tried at the next start (as a
+        change of settings, the page must answer on ``reached`` after it); [] or why not (KeyAsked
+        for a sealed copy). The page asks for the restart."""
+
+
+class KeyAsked(Refusal):
+    """A sealed copy refused (no key, a wrong one, a copy cut or changed): why, and the page shows
+    the field for the owner's backup key."""
 
 
 class Updates(Protocol):
@@ -128,8 +139,12 @@ class CareSection(Section[Table], name="care", script="care.js", texts=TEXTS):
 
     async def _restore(self, request: web.Request, session: Session) -> web.StreamResponse:
         """The uploaded backup as the body, or ``?nightly=NAME`` one the table keeps: ``?check``
-        says what it would replace; without, it is staged and the table restarts to try it."""
+        says what it would replace; without, it is staged and the table restarts to try it. A
+        sealed one is opened with the backup key typed (``X-Backup-Key``: never in the address,
+        which logs keep), else the table's own; refused, the answer says whether it is sealed
+        (``key``: the page shows the key's field)."""
         lang = language(request)
+        key = request.headers.get(KEY_HEADER, "").strip()[:KEY_MOST] or None
         if "nightly" in request.query:
             try:
                 data = await asyncio.to_thread(self.table.nightly_backup, request.query["nightly"])
@@ -139,14 +154,18 @@ class CareSection(Section[Table], name="care", script="care.js", texts=TEXTS):
             data = await self._upload(request, UPLOAD_MOST)
         if "check" in request.query:
             try:
-                replaces = await asyncio.to_thread(self.table.check_restore, data)
+                replaces = await asyncio.to_thread(self.table.check_restore, data, key)
             except Refusal as e:
-                return web.json_response({"ok": False, "error": say(e.phrase, lang)}, status=400)
+                return web.json_response({"ok": False, "error": say(e.phrase, lang), "key": isinstance(e, KeyAsked)},
+                                         status=400)
             return web.json_response({"ok": True, "replaces": [say(each, lang) for each in replaces]})
-        problems = await asyncio.to_thread(self.table.restore, data, reached_on(request))
+        try:
+            problems, sealed = await asyncio.to_thread(self.table.restore, data, reached_on(request), key), False
+        except KeyAsked as e:
+            problems, sealed = [e.phrase], True
         if problems:
-            return web.json_response({"ok": False, "error": "\n".join(say(each, lang) for each in problems)},
-                                     status=400)
+            return web.json_response({"ok": False, "error": "\n".join(say(each, lang) for each in problems),
+                                      "key": sealed}, status=400)
         log.warning("staff page: a backup restored from %s: the table restarts to try it", request.remote)
         return await self.page.then_restart(request, {"ok": True, "restarting": True,
                                                       "said": say(Phrase.of(RESTORING), lang)}, (session, "care"))

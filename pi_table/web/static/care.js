@@ -12,6 +12,9 @@ function careSection() {
     el("div", { class: "row" },
       worded("button", "Download a backup", { id: "backup-download", class: "quiet" })),
     ...formField("restore-file", "Restore a backup", { type: "file", accept: ".gz,application/gzip" }),
+    el("div", { id: "restore-key-row", hidden: "" },  // shown when the copy is sealed with a key the table does not keep
+      ...formField("restore-key", "The backup key, written down when the copy was sealed", { autocomplete: "off",
+        autocapitalize: "characters", spellcheck: "false", maxlength: "40", placeholder: "XXXX-XXXX-XXXX-XXXX-XXXX" })),
     worded("p", "Or one of the nightly backups the table keeps:", { class: "note" }),
     el("ul", { id: "nightly", "data-redrawn": "" }),
     el("ul", { id: "restore-replaces" }),
@@ -35,11 +38,24 @@ async function loadNightly() {
   }));
 }
 
+// A sealed copy the table's own key does not open (the old table's, on a new card): the answer
+// says so, and the owner's backup key is asked in its field.
+function askKey(answer) {
+  if (!answer.ok && answer.data && answer.data.key) {
+    $("restore-key-row").hidden = false;
+    $("restore-key").focus();
+  }
+  return answer;
+}
+
+// The key typed, sent beside the file (never in the address).
+const keyTyped = () => $("restore-key").value.trim() ? { "X-Backup-Key": $("restore-key").value.trim() } : {};
+
 // What a backup would replace, and the button that restores it (``nightly``: the name of the kept one).
 async function checkRestore(call, nightly = null) {
   $("restore").hidden = true;
   $("restore-replaces").replaceChildren();
-  await ownersAction(call, (answer) => {
+  await ownersAction(async () => askKey(await call()), (answer) => {
     restoring = nightly;
     $("restore-replaces").replaceChildren(...answer.data.replaces.map((each) => el("li", { text: each })));
     $("restore").hidden = false;
@@ -94,10 +110,10 @@ async function checkBundle(file) {
   });
 }
 
-// A file from the phone as a request's body, with the page's token (api() sends JSON).
-async function upload(path, file) {
+// A file from the phone as a request's body, with the page's token (api() sends JSON) and ``more`` headers.
+async function upload(path, file, more = {}) {
   const response = await fetch(path, { method: "POST", body: file,
-    headers: { "X-Staff-Token": csrf || "", "X-Staff-Lang": lang, "Content-Type": "application/gzip" } });
+    headers: { "X-Staff-Token": csrf || "", "X-Staff-Lang": lang, "Content-Type": "application/gzip", ...more } });
   let data = null;
   try { data = await response.json(); } catch { data = null; }
   return { status: response.status, ok: response.ok, data };
@@ -110,13 +126,19 @@ $("restore-file").addEventListener("change", async () => {
   const file = $("restore-file").files[0];
   $("restore").hidden = true;
   $("restore-replaces").replaceChildren();
+  $("restore-key").value = "";
+  $("restore-key-row").hidden = true;
   if (file) await checkRestore(() => upload("/staff/api/restore?check", file));
+});
+$("restore-key").addEventListener("change", () => {
+  const file = $("restore-file").files[0];
+  if (file) checkRestore(() => upload("/staff/api/restore?check", file, keyTyped()));
 });
 $("restore").addEventListener("click", async () => {
   if (!confirm(t("Restore this backup? The table restarts on it, and goes back by itself if it is not healthy."))) return;
   const nightly = restoring;
-  await ownersAction(() => nightly ? api("POST", `/staff/api/restore?nightly=${encodeURIComponent(nightly)}`)
-    : upload("/staff/api/restore", $("restore-file").files[0]),
+  await ownersAction(async () => askKey(nightly ? await api("POST", `/staff/api/restore?nightly=${encodeURIComponent(nightly)}`)
+    : await upload("/staff/api/restore", $("restore-file").files[0], keyTyped())),
     (answer) => { say(answer.data.said); backAfterRestart(); });
 });
 $("update-look").addEventListener("click", () => loadReleases(true));
