@@ -196,3 +196,43 @@ def test_a_restore_onto_the_same_table_keeps_the_places_password_it_holds_for_th
     assert [say(what, "en") for what in backup.left_out(config)] == [
         "the password of the network place the nightly backups are copied to did not come back with the restored "
         "backup"]
+
+
+def open_night(config) -> str:
+    """The name of the night open on the table ``config``, as its book takes it up at a start."""
+    book = Book(folder_of(config.paths.journal_dir))
+    try:
+        return book.current().name
+    finally:
+        book.stop()
+
+
+def test_a_restore_rolled_back_puts_the_tables_own_nights_and_place_back(tmp_path):
+    """The way back: a restore that brought another table's nights and place, found unhealthy, is
+    rolled back to this table's own nights (the one open here open again) and place, password and all."""
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "config.toml").write_text(STAFF_CONFIG)
+    old = load_config(tmp_path / "old" / "config.toml")
+    Book(folder_of(old.paths.journal_dir), clock=lambda: 1_780_000_000.0).open("Their night", ["codenames"], ["t1"])
+    offsite.save(old, offsite.parse("sftp://them@other.cafe.lan:22/pi", "SECRET-of-theirs"))
+    data = backup.make(old)
+
+    (tmp_path / "config.toml").write_text(STAFF_CONFIG)
+    config = load_config(tmp_path / "config.toml")
+    set_pin(config.paths.journal_dir, STAFF_PIN)
+    ours = Book(folder_of(config.paths.journal_dir), clock=lambda: 1_790_000_000.0)
+    ours.open("Our night", ["codenames"], ["t1"])
+    ours.stop()
+    offsite.save(config, offsite.parse(PLACE, "SECRET-of-the-place"))
+    books = {path.name: path.read_bytes() for path in folder_of(config.paths.journal_dir).iterdir()}
+
+    backup.stage(data, config, Running(), "owner", [])
+    _, under = backup.starting(config)
+    assert under is not None
+    assert open_night(config) == "Their night"
+    assert offsite.load(config) is None and offsite.state(config)["place"] == "sftp://them@other.cafe.lan:22/pi"
+    backup.roll_back_later(config, under, "the table was not healthy on it")
+    backup.starting(config)
+    assert {path.name: path.read_bytes() for path in folder_of(config.paths.journal_dir).iterdir()} == books
+    assert open_night(config) == "Our night"
+    assert offsite.load(config) == offsite.parse(PLACE, "SECRET-of-the-place")
