@@ -24,6 +24,7 @@ from .actions import (
     Place,
     TimeUp,
     Undo,
+    Words,
     parse_action,
 )
 from .alias24 import Alias24
@@ -38,7 +39,7 @@ from .rules import Rules
 from .views import SpymasterView, TableView
 
 __all__ = [
-    "UNLIMITED", "Action", "Clue", "ClueNumber", "Cover", "EndTurn", "Guess", "Penalty", "Place", "TimeUp", "Undo", "parse_action",
+    "UNLIMITED", "Action", "Clue", "ClueNumber", "Cover", "EndTurn", "Guess", "Penalty", "Place", "TimeUp", "Undo", "Words", "parse_action",
     "Alias24", "Codenames", "CodenamesCoop", "Ending", "Termination", "GameOver", "InvalidAction", "InvalidKey", "InvalidRules",
     "RuleError", "CLUE", "COVER", "GUESS", "OVER", "PLACE", "Game", "Phase", "State", "AnyRules", "make_game", "CELLS", "GRID",
     "Key", "Team", "GameRecord", "GridRecord", "AnyRecord", "Rules", "SpymasterView", "TableView",

@@ -23,6 +23,9 @@ UNLIMITED_WORDS = (UNLIMITED, "infinity", "∞", "senza-limiti")
 MAX_CLUE = 9
 """No team holds more than 9 cards, so no honest clue number is larger."""
 
+MAX_LETTERS = 20
+"""The most characters a card's word has: longer ones fit no cell of the grid's pictures."""
+
 ClueNumber = int | str | None
 """A whole number 0..9, ``UNLIMITED``, or ``None`` when the spymaster said a clue aloud but
 entered no number (the table then lets the operatives guess until a miss or END TURN)."""
@@ -137,7 +140,29 @@ class Undo(Written):
     WORD = "undo"
 
 
-Action = Clue | Guess | EndTurn | Penalty | Cover | Place | TimeUp | Undo
+@dataclass(frozen=True, slots=True)
+class Words(Written):
+    """A spymaster confirms the words on the cards, one per cell in the key's order (cell 0
+    first): from then on every screen shows them. Each is one word (no space) of printable
+    letters, at most ``MAX_LETTERS``; confirming again replaces them, an undo takes them back."""
+
+    WORD = "words"
+
+    words: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.words, tuple) or len(self.words) != CELLS:
+            raise InvalidAction("'words' takes the {count} words on the cards, cell 0 first; got {got}", count=CELLS,
+                                got=len(self.words) if isinstance(self.words, tuple | list) else 0)
+        for cell, word in enumerate(self.words):
+            if not isinstance(word, str) or not word or not word.isprintable() or len(word.split()) != 1:
+                raise InvalidAction("the word of cell {cell} is one word of printable letters, with no space", cell=cell)
+            if len(word) > MAX_LETTERS:
+                raise InvalidAction("the word of cell {cell} has {length} characters; a card's word has at most {most}",
+                                    cell=cell, length=len(word), most=MAX_LETTERS)
+
+
+Action = Clue | Guess | EndTurn | Penalty | Cover | Place | TimeUp | Undo | Words
 
 _CELL_ACTIONS: dict[str, Callable[[int], Action]] = {action.WORD: action for action in (Guess, Cover, Place)}
 _PLAIN_ACTIONS: dict[str, Callable[[], Action]] = {action.WORD: action for action in (EndTurn, Penalty, TimeUp, Undo)}
@@ -161,6 +186,8 @@ def parse_action(text: str) -> Action:
         if args:
             raise InvalidAction("'{verb}' takes no argument", verb=verb, given=" ".join(args))
         return _PLAIN_ACTIONS[verb]()
+    if verb == Words.WORD:
+        return Words(tuple(args))
     if verb not in _CELL_ACTIONS and verb != Clue.WORD:
         raise InvalidAction("the commands are {words}", words=", ".join(ACTION_WORDS), given=verb)
     if verb == Place.WORD and len(args) == 4 and args[1].lower() == "key":

@@ -25,6 +25,7 @@ from .actions import (
     Penalty,
     Place,
     TimeUp,
+    Words,
     parse_action,
 )
 from .described import Description
@@ -69,7 +70,9 @@ class State:
     """One moment of a game. ``marks[cell]`` is None while the card is hidden.
 
     ``drawn`` is the key, None only while Deep Undercover's codenames are being placed: the
-    book chooses the key after the 25th is down, so nothing may depend on it before.
+    book chooses the key after the 25th is down, so nothing may depend on it before. ``words``
+    are the cards' words, None until a spymaster confirms them (the cards are physical: the
+    table knows them only when told).
     """
 
     drawn: Key | None
@@ -83,6 +86,7 @@ class State:
     losers: tuple[Team, ...] = ()
     termination: Termination | None = None
     ended_by: Team | None = None  # the team whose action ended the game
+    words: tuple[str, ...] | None = None  # the cards' words, once a spymaster confirmed them
 
     @property
     def reason(self) -> Phrase | None:
@@ -315,13 +319,17 @@ class Game:
         self.check_key(action.key)
         return replace(state, drawn=action.key, placed=placed, phase=CLUE, turn=action.key.start)
 
+    def _words(self, state: State, action: Words) -> State:
+        """The cards' words, told in any phase of a game going on: they change no turn."""
+        return replace(state, words=action.words)
+
     def read_action(self, text: str) -> Action:
         """An action of this game (``undo`` among them) from its text form, as the journal keeps it."""
         return parse_action(text)
 
     _handlers: ClassVar[dict[type, Callable[[Game, State, Any], State]]] = {
         Clue: _clue, Guess: _guess, EndTurn: _end_turn, Penalty: _penalty, Cover: _cover, Place: _place,
-        TimeUp: _time_up,
+        TimeUp: _time_up, Words: _words,
     }
 
     # --- hooks and helpers for the games ------------------------------------------------
@@ -481,6 +489,7 @@ class Game:
             reason=state.reason,
             termination=state.termination,
             placing=placing,
+            words=state.words,
         )
         armed, score = self._armed(view), self._score(view)
         return view if armed is None and score is None else replace(view, armed=armed, score=score)

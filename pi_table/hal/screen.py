@@ -51,7 +51,7 @@ class ScreenModel:
     dial: ClueNumber = None  # the clue number set on the rotary encoder, not yet entered
     join: str | None = None  # the companion's spymaster page, shown as a QR code; None: no companion
     notice: Text | None = None  # for this screen alone (a reset code, the login line's code): no page nor report has it
-    words: tuple[str, ...] | None = None  # a simulated table's words on the cards, one per cell; a real table's lie on it
+    words: tuple[str, ...] | None = None  # the cards' words, one per cell: confirmed by a spymaster, or a simulated table's
 
     @property
     def warnings(self) -> tuple[Text, ...]:

@@ -8,14 +8,14 @@ from ..table import Outcome, Session, TableLoop
 from ..table.input import InputSettings, TouchPolicy
 from ..table.loop import EventLoop
 from ..table.timer import TimerSettings, TurnTimer
-from ..ui.words import Cards
+from ..ui.words import Cards, words_of
 
 
 class WordScreen(SimScreen):
     """A simulated spymaster screen whose table has words on its cards: each game is dealt its
     words when first shown, in the loop's thread, so the deal follows the session's rng in the
-    order the keys do (``--seed`` reproduces both). ``words`` are those of the game shown last;
-    None without ``cards``."""
+    order the keys do (``--seed`` reproduces both); words a spymaster confirmed take their place
+    (``ui.words.words_of``). ``words`` are those of the game shown last; None without either."""
 
     def __init__(self, cards: Cards | None = None, keep: int = 10_000) -> None:
         super().__init__(keep=keep)
@@ -24,8 +24,8 @@ class WordScreen(SimScreen):
 
     def deal(self, model: AnyModel) -> tuple[str, ...] | None:
         """The words of the game ``model`` shows (dealt once per game: asking again is harmless)."""
-        if self.cards is not None and isinstance(model, ScreenModel):
-            self.words = self.cards.deal(model.game_id)
+        if isinstance(model, ScreenModel):
+            self.words = words_of(model.view.table, model.game_id, self.cards)
         return self.words
 
     def show(self, model: AnyModel) -> None:

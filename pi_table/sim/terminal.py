@@ -86,6 +86,7 @@ COMMANDS: tuple[tuple[str, str, Callable[[Game], bool]], ...] = (  # (the comman
     ("time-up", N_("the turn timer ran out: the turn ends (with --timer-enforce the table says it itself)"),
      lambda game: True),
     ("undo", N_("take back the last action (also a new game, until its first action)"), lambda game: True),
+    ("words W0 ... W24", N_("a {spymaster} confirms the words on the cards, one a cell from cell 0"), lambda game: True),
     ("new-game [G]", N_("deal a new game (G: {games})"), lambda game: True),
 )
 USAGE = {command.split()[0]: command for command, _, _ in COMMANDS}

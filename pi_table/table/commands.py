@@ -19,7 +19,8 @@ from ..hal import Command, NewGame
 COMMAND_WORDS = (*ACTION_WORDS, NewGame.WORD)
 SPOKEN = {
     "it": {"indizio": "clue", "tocca": "touch", "fine-turno": "end-turn", "penalità": "penalty", "copri": "cover",
-           "posiziona": "place", "tempo-scaduto": "time-up", "annulla": "undo", "nuova-partita": "new-game",
+           "posiziona": "place", "tempo-scaduto": "time-up", "annulla": "undo", "parole": "words",
+           "nuova-partita": "new-game",
            "aiuto": "help", "esci": "quit",
            "invia": "send", "codice": "code", "blocca": "block", "profila": "profile", "fatto": "done", "vota": "vote",
            "rivela": "reveal", "fine-discussione": "end-discussion"},

@@ -575,6 +575,6 @@ class TableLoop(EventLoop):
         cues = self.cues(now)
         self.leds.show(self.light(view.table, cues, now))
         self.screen.show(ScreenModel(view, self.session.id, self.message, cues, self.lang, self.dial,
-                                     notice=self.notice))
+                                     notice=self.notice, words=view.table.words))
         self.sound.hear(Moment(self.session.id, view.table, cues.timer, now))
         self._screen_next = self._screen_due(now)

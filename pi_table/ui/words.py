@@ -1,5 +1,6 @@
-"""Words on the cards, for the simulators and the spectator page (the real table keeps its
-physical cards): the lists the project ships, a café's own deck file, and each game's deal.
+"""Words on the cards: the lists the project ships, a café's own deck file, each simulated
+game's deal, and the one rule every picture of a game follows for its words (``words_of``): those
+a spymaster confirmed, the game's own (journalled), else a simulated table's deal.
 
 The shipped lists (``wordlists/en.txt``, ``wordlists/it.txt``) were written for this project:
 common nouns, many with several meanings, as the games want, and none of the games' own words
@@ -14,15 +15,15 @@ import random
 from collections.abc import Sequence
 from typing import Self
 
+from ..engine.actions import MAX_LETTERS
 from ..engine.errors import Refusal
 from ..engine.phrase import Phrase
+from ..engine.views import TableView
 from ..files import NotAFile, TooBig, read_file
 
 LISTS = ("en", "it")
 WORDS_PER_GAME = 25
-MAX_LETTERS = 20
 MAX_DECK_BYTES = 1024 * 1024  # 50,000 words of 20 letters: more is no deck
-"""Longer words do not fit a cell of the window's grid, nor a line of the terminal's list."""
 KEPT_DEALS = 2
 """The game on the table and the one it replaced, which an undo can bring back."""
 
@@ -134,3 +135,12 @@ class Cards:
     def _alike(self, word: str, others: list[str]) -> bool:
         group = self.group.get(word)
         return group is not None and any(other in group for other in others)
+
+
+def words_of(view: TableView, game_id: str, cards: Cards | None) -> tuple[str, ...] | None:
+    """The words the pictures of game ``game_id`` show: those a spymaster confirmed (the game's,
+    in its view), else a simulated table's deal (``cards``); None for a real table's game whose
+    words nobody confirmed yet (its cards are physical)."""
+    if view.words is not None:
+        return view.words
+    return None if cards is None else cards.deal(game_id)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine.contract import Move
 from ..hal import GameModel
+from ..ui.words import words_of
 from .pages import Pages
 from .snapshot import codenames_snapshot
 
@@ -26,8 +27,9 @@ if TYPE_CHECKING:
 
 def publish_grid(model: ScreenModel, pages: Pages) -> ScreenModel:
     """The board for spectators and the key behind the spymaster's token, made again only when
-    the game or its view changed; the screen shows the spymaster's link."""
-    words = None if pages.cards is None else pages.cards.deal(model.game_id)
+    the game or its view changed; the screen shows the spymaster's link. The cards' words are
+    those every picture shows (``ui.words.words_of``)."""
+    words = words_of(model.view.table, model.game_id, pages.cards)
     snapshot = pages.published.made((model.game_id, model.view, words),
                                     lambda: codenames_snapshot(model.game_id, model.view, pages.tokens, words))
     pages.companion.publish(snapshot)
