@@ -32,3 +32,22 @@ class CardReader(Protocol):
     what it reads from ``deck`` (the words a card of that language can hold)."""
 
     def __call__(self, picture: bytes, lang: str, deck: Sequence[str]) -> Reading: ...
+
+
+class FixedWords:
+    """A stand-in ``CardReader`` for the tests and the simulators: every picture reads as
+    ``words`` (``None`` where a card "could not be read"), or is refused with ``refusal``, a
+    sentence of the catalogue. It records the language and deck it was asked with, never the picture."""
+
+    def __init__(self, words: Sequence[str | None], refusal: str | None = None) -> None:
+        if len(words) != CARDS:
+            raise ValueError(f"a reading has {CARDS} words, not {len(words)}")  # a programming error
+        self.words = tuple(words)
+        self.refusal = refusal
+        self.asked: list[tuple[str, int]] = []  # (the language, how many words its deck held)
+
+    def __call__(self, picture: bytes, lang: str, deck: Sequence[str]) -> Reading:
+        self.asked.append((lang, len(deck)))
+        if self.refusal is not None:
+            raise PictureRefused(self.refusal)
+        return Reading(self.words)

@@ -143,16 +143,19 @@ class Commands:
 
     def act(self, game_id: str, role: str, text: str) -> Text | None:
         """An action from a phone's page (the companion's thread): None if the table took it,
-        else why not (said in the page's language there). A page acts only for its own seat, in its own game; its refusal goes back
-        to that phone alone, never to the table's screen."""
+        else why not (said in the page's language there). A page acts only for its own seat, in its own game (the
+        spymasters' page confirms the cards' words); its refusal goes back to that phone alone, never to the table's
+        screen."""
         from ..web.games import seat_action  # the companion's own thread: the web layer is loaded by now
-        from ..web.tokens import role_seat
+        from ..web.reading import key_holders_action
+        from ..web.tokens import SPYMASTER, role_seat
 
         seat = role_seat(role)
-        if seat is None:
+        if seat is None and role != SPYMASTER:
             return Phrase.of("this page only shows the game; it takes no actions")
         try:
-            action = seat_action(self.daemon.session.kind, seat, text)  # as the game on the table reads its seats' actions
+            # as the game on the table reads its seats' actions
+            action = key_holders_action(text) if seat is None else seat_action(self.daemon.session.kind, seat, text)
         except REFUSALS as refusal:
             return refusal.phrase
         if action is None:

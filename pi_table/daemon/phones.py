@@ -118,7 +118,7 @@ class Phones:
                                   advertise=self.advertised, proof=tokens.proof,
                                   opened_file=journal_dir / "companion.opened", language=self.daemon.config.language,
                                   staff=staff, tls=tls, staff_tls=staff_tls, staff_port=web.tls_port,
-                                  header_timeout_s=web.request_s, body_timeout_s=web.request_s)
+                                  header_timeout_s=web.request_s, body_timeout_s=web.request_s, cards=self.daemon.cards)
             staff.announce = companion.announce  # the spectators' pages hear of a section's changes (the night's)
             companion.start()
         except Exception as e:  # noqa: BLE001 (a taken port, a broken install: the table plays without phones)

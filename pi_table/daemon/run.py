@@ -42,6 +42,7 @@ from ..table.loop import REFUSALS, EventLoop, LoopSettings, NotAnswering
 from ..table.loops import loop_class
 from ..ui.sound import Announcer
 from . import at_hand
+from .cards_desk import CardsDesk
 from .checkup import Checkup
 from .code_desk import OWNER_RESET, CodeDesk
 from .commands import Commands
@@ -171,6 +172,7 @@ class Daemon:
         self.companion_beat = LoopHeartbeat("the companion server")
         self.notice_board = NoticeBoard(self)
         self.code = CodeDesk(self)  # the code on the screen for a forgotten PIN or passphrase, and the reset it allows
+        self.cards = CardsDesk(self)  # the cards read from a phone's picture, for the spymasters' and the staff page
         self.phones = Phones(self)  # the phones' pages, opened after READY
 
     def _make_loop(self, deaf: DeafCards = NONE_DEAF) -> EventLoop:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..web.sections import fake_parts, staff_page
 from ..web.sections.broker import BrokerSection
+from ..web.sections.cards import CardsSection
 from ..web.sections.care import CareSection
 from ..web.sections.checkup import CheckupSection
 from ..web.sections.files import FilesSection
@@ -34,6 +35,7 @@ from ..web.sections.wifi import WifiSection
 from ..web.staff import Parts, Section, StaffPage
 from . import broker_desk, code_desk, health_desk, offsite_desk
 from .broker_desk import BrokerDesk
+from .cards_desk import CardsDesk
 from .care_desk import CareDesk
 from .code_desk import CodeDesk
 from .files_desk import FilesDesk
@@ -63,6 +65,7 @@ class Running(health_desk.Table, code_desk.Table, offsite_desk.Table, broker_des
     first_boot: FirstBoot | None
     helper: RootHelper | None
     code: CodeDesk
+    cards: CardsDesk
 
     restarts: Restarts
 
@@ -87,6 +90,7 @@ def _given(made: P | None) -> P:
 
 
 PARTS: tuple[Part, ...] = (
+    part(CardsSection, lambda table, helper: table.cards),
     part(HealthSection, lambda table, helper: HealthDesk(table)),
     part(OwnerSection, lambda table, helper: table.code),
     part(PinSection, lambda table, helper: table.code),

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from ..engine.codex import DISCUSSION, Codex, CodexRecord
 from ..engine.codex_actions import EndDiscussion
 from ..engine.codex_rules import DISCUSSION_LENGTH, DISCUSSION_S
-from ..engine.phrase import Phrase
 from ..hal import (
     ButtonEvent,
     Buttons,
@@ -35,7 +34,7 @@ from ..hal.codex_model import CodexModel
 from ..hal.events import DEVICE_NEWS
 from ..ui.leds import LightSettings
 from ..ui.sound import Moment
-from .loop import REFUSALS, EventLoop, LoopSettings, Outcome, most_serious_first
+from .loop import ENDED, REFUSALS, EventLoop, LoopSettings, Outcome, most_serious_first
 from .session import Session
 from .timer import TimerSettings, TurnTimer
 
@@ -102,7 +101,7 @@ class CodexLoop(EventLoop):
 
     def from_phone(self, game_id: str, action: Command) -> Outcome:
         if self.session.id != game_id:
-            return Outcome(action, False, Phrase.of("this page belonged to a game that has ended"))
+            return Outcome(action, False, ENDED)
         return self.submit(action, public=False)
 
     def _follow_game(self) -> None:

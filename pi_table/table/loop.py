@@ -31,6 +31,7 @@ from ..engine import (
     Place,
     RuleError,
     TimeUp,
+    Words,
 )
 from ..engine.actions import MAX_CLUE, ClueNumber
 from ..engine.games import kind_of, title_of
@@ -93,6 +94,8 @@ class _Aside(LedStrip, Screen):
 
 NO_PHONE_ACTIONS = Phrase.of("the game on the table now takes no actions from the phones")
 """A seat's page sent an action, and the game on the table takes none from phones."""
+ENDED = Phrase.of("this page belonged to a game that has ended")
+"""A page's action for a game that is no longer on the table."""
 
 
 def refuse_other_kind(command: NewGame, session: Session) -> None:
@@ -446,6 +449,15 @@ class TableLoop(EventLoop):
 
     def retime(self, settings: TimerSettings) -> None:
         self.timer.settings = settings
+
+    def from_phone(self, game_id: str, action: Command) -> Outcome:
+        """The spymasters' page confirms the cards' words (``Words``) of its own game; a grid game
+        takes no other action from a phone."""
+        if not isinstance(action, Words):
+            return super().from_phone(game_id, action)
+        if self.session.id != game_id:
+            return Outcome(action, False, ENDED)
+        return self.submit(action, public=False)
 
     def pause(self, to: Emit) -> None:
         """As the base loop's, and the touches under way forgotten: their releases go to the

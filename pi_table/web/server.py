@@ -11,7 +11,10 @@ Routes (``TOKEN`` is a page's per-game token):
   its data ``{"replaced": true}`` when the table gave the page a new link);
 - ``POST /api/p/TOKEN/act`` with ``{"action": TEXT}``: a private action, handed to the
   table; the answer is ``{"ok": true}`` or ``{"ok": false, "error": WHY}``;
-- ``/api/texts``: the pages' words (``texts.page_texts``).
+- ``/api/texts``: the pages' words (``texts.page_texts``);
+- ``GET /api/p/TOKEN/cards``, ``POST /api/p/TOKEN/cards`` with a picture: the spymasters' page
+  alone reads the cards (``web.reading``): whether it can, the words a card may hold, and the 25
+  words a picture gives; a confirmation is an action, ``words W0 ... W24``.
 
 Every page speaks the table's ``language`` unless its phone chose another: the API's ``?lang=``,
 which the views' engine sentences, the refusals and the texts follow. The page itself carries
@@ -61,12 +64,13 @@ from .doors import (
 )
 from .games import publish, seats
 from .pages import Pages
-from .phones import NO_STORE, _give_proof
+from .phones import NO_STORE, _give_proof, _refusal
+from .reading import NOT_THE_KEY, UNAVAILABLE, CardsTable, offered, reading
 from .seats import SeatLinks
 from .snapshot import Snapshot
 from .streams import MAX_STREAMS, MAX_STREAMS_PER_ADDRESS, PUSH_GAP_S, Streams
 from .texts import localized, page_files, page_texts
-from .tokens import Tokens
+from .tokens import SPYMASTER, Tokens
 
 if TYPE_CHECKING:
     from .staff import StaffPage
@@ -87,7 +91,8 @@ class Companion(Streams):
     Links are ``base_url``, else ``http://ADDRESS:PORT`` with the port it listens on, where
     ADDRESS is what ``advertise()`` says (how phones reach this machine; asked again every
     ``ADVERTISE_S``, as a table that booted before its Wi-Fi gets its address later), else
-    ``host``. ``language`` is the pages' own until a phone picks another. The deadlines, the
+    ``host``. ``language`` is the pages' own until a phone picks another; ``cards`` reads the cards
+    from the spymasters' page's pictures (None: not on this table). The deadlines, the
     caps (connections, and the public page's event streams) and how often bad requests are told
     are the module's defaults; tests make them small."""
 
@@ -100,9 +105,10 @@ class Companion(Streams):
         max_streams: int = MAX_STREAMS, max_streams_per_address: int = MAX_STREAMS_PER_ADDRESS,
         report_s: float = REPORT_S, language: str = LANGUAGES[0],
         staff: StaffPage | None = None, tls: ssl.SSLContext | None = None,
-        staff_tls: ssl.SSLContext | None = None, staff_port: int = 0,
+        staff_tls: ssl.SSLContext | None = None, staff_port: int = 0, cards: CardsTable | None = None,
     ) -> None:
         super().__init__("companion")
+        self.cards = cards
         self.staff = staff  # the staff page (/staff), when the table has one
         self.tls = tls  # every page over https with this context (the owner's certificate); None for http
         self.staff_tls, self.staff_port = staff_tls, staff_port  # the secret pages' https beside http's pages
@@ -197,6 +203,8 @@ class Companion(Streams):
             web.get("/api/public/events", self._events_public),
             web.get("/api/p/{token}/events", self._events_private),
             web.post("/api/p/{token}/act", self._act),
+            web.get("/api/p/{token}/cards", self._cards_offered),
+            web.post("/api/p/{token}/cards", self._cards_read),
             web.get("/favicon.ico", self._no_icon),
         ])
         if self.staff is not None:
@@ -287,6 +295,27 @@ class Companion(Streams):
         if error is None:
             return web.json_response({"ok": True, "error": None})
         return web.json_response({"ok": False, "error": say(error, self._lang(request))}, status=409)
+
+
+    def _key_holder(self, request: web.Request) -> CardsTable | None:
+        """The table's reader of the cards for the spymasters' page behind the request's token
+        (404 for a wrong token, 403 for another page); None where the table reads none."""
+        if self._private(request)[0] != SPYMASTER:
+            raise _refusal(request, web.HTTPForbidden, self._words(request, NOT_THE_KEY), self._lang(request))
+        return self.cards
+
+    async def _cards_offered(self, request: web.Request) -> web.Response:
+        cards = self._key_holder(request)
+        if cards is None:
+            return web.json_response({"available": False, "unavailable": self._words(request, UNAVAILABLE), "deck": []},
+                                     headers=NO_STORE)
+        return await offered(cards, self._lang(request))
+
+    async def _cards_read(self, request: web.Request) -> web.Response:
+        cards = self._key_holder(request)
+        if cards is None:
+            return web.json_response({"ok": False, "error": self._words(request, UNAVAILABLE)}, status=503)
+        return await reading(request, cards, self._lang(request))
 
 
 SHOWS_ONLY = N_("this page only shows; it takes no actions")

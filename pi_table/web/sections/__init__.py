@@ -17,6 +17,7 @@ from typing import Any
 from ..staff import BODY_TIMEOUT_S, Parts, Section, StaffPage
 from ..staff_table import Desk, StandIn
 from .broker import BrokerSection
+from .cards import CardsSection
 from .care import CareSection
 from .checkup import CheckupSection
 from .dashboard import DashboardSection
@@ -37,6 +38,7 @@ from .wifi import WifiSection
 SECTIONS: dict[str, type[Section[Any]]] = {
     section.name: section
     for section in (
+        CardsSection,
         HealthSection,
         OwnerSection,
         CareSection,

@@ -260,8 +260,61 @@ renderers.waiting = () => [el("p", {class: "note"}, t("The table is starting."))
 renderers.board = (page) => [summary(page.view), grid(page.view.board, null, page.words, page.grid)];
 renderers.spymaster = (page) => [
   el("p", {class: "note"}, t("The key: keep this screen away from the operatives.")),
-  summary(page.view), grid(page.view.board, page.view.key, page.words, page.grid),
+  summary(page.view), grid(page.view.board, page.view.key, page.words, page.grid), readingPanel(page),
 ];
+
+// Reading the cards (web/reading.py): a photo of the laid-out cards, taken from the spymasters'
+// side as the grid above is drawn, read by the table; the 25 words in their places to fix (a few
+// letters complete a word of the deck) and confirm as the game's. The panel is made once a game
+// (and language) and kept across the views, so what is typed stays; the picture is sent to be read
+// and kept nowhere.
+let reading = null;  // {game, lang, node}
+
+function readingPanel(page) {
+  if (reading && reading.game === page.game_id && reading.lang === words.lang) return reading.node;
+  const query = `?lang=${encodeURIComponent(words.lang)}`;
+  const result = el("p", {id: "cards-result", role: "status"});
+  const picture = el("input", {id: "cards-picture", type: "file", accept: "image/*", capture: "environment"});
+  const take = el("p", {id: "cards-take", class: "take", hidden: ""}, el("label", {for: "cards-picture"}, t("Read the cards")), picture);
+  const deck = el("datalist", {id: "cards-deck"});
+  const cells = el("div", {class: "cards-words"});
+  const form = el("form", {id: "cards-form", "data-form": "cards", hidden: ""}, cells, deck,
+    el("button", {type: "submit", id: "cards-confirm"}, t("Confirm the words")));
+  const node = el("section", {id: "reading", "aria-labelledby": "reading-title"},
+    el("h2", {id: "reading-title"}, t("The words on the cards")), take, form, result);
+  fetch(`${api}/cards${query}`).then((answer) => answer.json()).then((offer) => {
+    take.hidden = !offer.available;
+    if (!offer.available) sayIn(result, offer.unavailable);
+    deck.replaceChildren(...offer.deck.map((word) => el("option", {value: word})));
+  }).catch(() => sayIn(result, t("the table answered {status}", {status: 0}), true));
+  picture.addEventListener("change", async () => {
+    const file = picture.files[0];
+    if (!file) return;
+    sayIn(result, t("Reading the cards…"));
+    const answer = await fetch(`${api}/cards${query}`, {method: "POST", body: file,
+      headers: {"Content-Type": file.type || "application/octet-stream"}});
+    picture.value = "";
+    const read = await answer.json().catch(() => ({ok: false, error: t("the table answered {status}", {status: answer.status})}));
+    if (!read.ok) return sayIn(result, read.error, true);
+    // the words in reading order, each in its cell's place; a word not read is left to type
+    cells.replaceChildren(...page.grid.order.map((cell, index) => el("div", {class: "cards-cell"},
+      el("label", {for: `cards-word-${cell}`}, t("card {cell}", {cell})),
+      el("input", {id: `cards-word-${cell}`, type: "text", list: "cards-deck", maxlength: "20", required: "",
+        autocomplete: "off", spellcheck: "false", lang: tableLang, value: read.words[index] || ""}))));
+    form.hidden = false;
+    sayIn(result, t("Check each word against its card, fix any, then confirm."));
+  });
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const told = [...Array(25).keys()].map((cell) => document.getElementById(`cards-word-${cell}`).value.trim());
+    if (await act(`words ${told.join(" ")}`)) {
+      form.hidden = true;
+      sayIn(result, t("The words are confirmed: every screen shows them."));
+    }
+  });
+  reading = {game: page.game_id, lang: words.lang, node};
+  return node;
+}
 
 // Who reads a kind of page, after its game's title: the tab's (and a screen reader's) name of the
 // page. A kind's own script adds its pages' readers.
