@@ -374,3 +374,16 @@ class FreshTable:
         self.daemon.stop()
         self.runner.join(timeout=5)
         self.daemon.close()
+
+
+def reading_with(folder: Path, monkeypatch, words) -> None:
+    """The tables started after this read every picture of the cards as ``words`` (in reading
+    order, ``None`` for a card not read): ``daemon.cards_desk.READER`` named to a module of the
+    test's, in ``folder``, whose ``read_cards`` is a ``cards.reading.FixedWords``."""
+    from pi_table.daemon import cards_desk
+
+    (folder / "stand_in_reader.py").write_text(
+        f"from pi_table.cards.reading import FixedWords\nread_cards = FixedWords({list(words)!r})\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(folder))
+    monkeypatch.delitem(sys.modules, "stand_in_reader", raising=False)  # another test's, imported before
+    monkeypatch.setattr(cards_desk, "READER", "stand_in_reader")

@@ -124,3 +124,25 @@ def test_the_published_pages_carry_the_confirmed_words_of_a_real_table():
     assert companion._published.public["words"] == list(WORDS)
     publish_grid(ScreenModel(game.spymaster_view(game.start(game.parse_key(KEY))), "g2"), pages)
     assert "words" not in companion._published.public
+
+
+def test_the_history_lists_the_confirmed_words_and_those_guessed_in_the_order_touched(tmp_path):
+    from pi_table.table import history
+
+    session = session_in(tmp_path)
+    for text in ("clue 2", "touch 3", CONFIRMED, "touch 24"):  # words confirmed mid-game; red touches the assassin
+        if text == "touch 24":
+            session.submit(parse_action("touch 5"))
+            session.submit(Undo())
+        session.submit(parse_action(text))
+    (played,) = history(tmp_path)
+    assert played["words"] == list(WORDS)
+    assert played["guessed"] == ["WORD3", "WORD24"]  # the undone touch of 5 is no guess
+
+
+def test_a_game_with_no_words_confirmed_lists_none(tmp_path):
+    from pi_table.table import history
+
+    session_in(tmp_path).submit(parse_action("touch 3"))
+    (played,) = history(tmp_path)
+    assert played["words"] is None and played["guessed"] is None

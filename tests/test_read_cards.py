@@ -213,17 +213,10 @@ def test_the_key_pages_one_action_is_the_cards_words():
 
 @pytest.fixture
 def table(tmp_path, monkeypatch):
-    """A table started as the service starts it, its reader (``daemon.cards_desk.READER``) a module of
-    the test's that reads every picture as ``READ``."""
-    from pi_table.daemon import cards_desk
+    """A table started as the service starts it, whose reader reads every picture as ``READ``."""
+    from helpers_tables import StaffTable, reading_with
 
-    from helpers_tables import StaffTable
-
-    (tmp_path / "stand_in_reader.py").write_text(
-        "from pi_table.cards.reading import FixedWords\n"
-        f"read_cards = FixedWords({list(READ)!r})\n", encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(cards_desk, "READER", "stand_in_reader")
+    reading_with(tmp_path, monkeypatch, READ)
     (tmp_path / "table").mkdir()
     table = StaffTable(tmp_path / "table", KEY)
     yield table
@@ -278,7 +271,12 @@ def test_the_staff_read_and_confirm_the_words_and_undo_takes_them_back(table):
         400, {"ok": False, "error": 'expected {"words": [THE 25 WORDS, CELL 0 FIRST]}'})
     assert staff.call("POST", "/staff/api/cards/words", {"words": list(WORDS)}) == (200, {"ok": True})
     assert json.loads(get(f"{table.base}/api/public")[1])["words"] == list(WORDS)
-    assert staff.call("POST", "/staff/api/undo")[0] == 200
+    table.guess(3)
+    status, exported = staff.call("GET", "/staff/api/history.csv")
+    header, played = exported.splitlines()[:2]
+    assert header.endswith(",score,guessed") and played.endswith(",parola3")
+    assert staff.call("POST", "/staff/api/undo")[0] == 200  # the touch
+    assert staff.call("POST", "/staff/api/undo")[0] == 200  # the words
     assert "words" not in json.loads(get(f"{table.base}/api/public")[1])
 
 

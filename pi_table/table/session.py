@@ -16,6 +16,7 @@ from ..engine import (
     Game,
     GameRecord,
     GridRecord,
+    Guess,
     Key,
     Place,
     SpymasterView,
@@ -421,8 +422,8 @@ class Session:
 
 
 def history(journal_dir: Path, lang: str = "en") -> list[dict[str, Any]]:
-    """Every game kept in ``journal_dir``, newest first: result, moves, duration; how each
-    ended said in ``lang`` (the staff page and ``pi-table history`` speak the table's language), and as
+    """Every game kept in ``journal_dir``, newest first: result, moves, duration, the cards' words
+    and those guessed (once a spymaster confirmed them); how each ended said in ``lang`` (the staff page and ``pi-table history`` speak the table's language), and as
     its termination's code (``pi_table.engine.endings``), the same in every language."""
     played: list[dict[str, object]] = []
     for path in sorted(journal_dir.glob("*.jsonl"), reverse=True):
@@ -446,8 +447,24 @@ def history(journal_dir: Path, lang: str = "en") -> list[dict[str, Any]]:
             "reason": None if ending is None else say(ending.reason, lang),
             "termination": said["termination"],
             "score": said["score"],
+            **_words_played(record),
         })
     return played
+
+
+def _words_played(record: AnyRecord) -> dict[str, list[str] | None]:
+    """The words a spymaster confirmed for the game (None: none confirmed, or a game without
+    cards' words), and those its operatives touched, in the order touched (undone touches left out)."""
+    words = record.game.public_view(record.state).to_json().get("words")
+    if not isinstance(words, list):
+        return {"words": None, "guessed": None}
+    kept: list[object] = []  # the entries in effect, in order
+    for action in record.entries:
+        if isinstance(action, Undo):
+            kept.pop()
+        else:
+            kept.append(action)
+    return {"words": words, "guessed": [words[action.cell] for action in kept if isinstance(action, Guess)]}
 
 
 def _duration(last_line: str) -> float | None:

@@ -79,11 +79,11 @@ class DeskActions(WayIn):
         games = played(await asyncio.to_thread(self.desk.history, language(request)))
         out = io.StringIO()
         columns = ("id", "game", "started", "moves", "duration_s", "over", "winner", "losers", "reason", "termination",
-                   "score")
+                   "score", "guessed")
         writer = csv.writer(out)
         writer.writerow(columns)
         for game in games:
-            writer.writerow([" ".join(game.get(name) or []) if name == "losers" else _cell(game.get(name))
+            writer.writerow([" ".join(game.get(name) or []) if name in ("losers", "guessed") else _cell(game.get(name))
                              for name in columns])
         return web.Response(text=out.getvalue(), content_type="text/csv", headers=_download("csv"))
 

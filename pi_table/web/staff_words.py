@@ -97,6 +97,7 @@ TEXTS = (
     N_("result"),
     N_("moves"),
     N_("duration"),
+    N_("words guessed"),
     N_("unfinished"),
     N_("in play"),
     N_("no games yet"),

@@ -453,14 +453,15 @@ function drawHistory() {
   const games = played;
   if (!games || !offered.length) return;
   if (!games.length) return redraw($("history"), [], () => [el("tr", {}, el("td", { text: t("no games yet") }))]);
-  const head = el("tr", {}, ...["started", "Game", "result", "moves", "duration"].map((name) => el("th", { text: t(name) })));
+  const head = el("tr", {}, ...["started", "Game", "result", "moves", "duration", "words guessed"].map((name) => el("th", { text: t(name) })));
   // newest first: the first, unless it is over, is the game in play
   redraw($("history"), [games, offered], () => [head, ...games.map((game, index) => el("tr", {},
     el("td", { text: game.started ? when(new Date(game.started)) : game.id || "" }),
     el("td", { text: gameName(game.game) }),
     el("td", { text: game.error || (game.over ? game.reason : t(index === 0 ? "in play" : "unfinished")) }),
     el("td", { text: game.moves ?? "" }),
-    el("td", { class: "duration", text: game.duration_s == null ? "" : `${number(Math.round(game.duration_s / 60))} min` })))]);
+    el("td", { class: "duration", text: game.duration_s == null ? "" : `${number(Math.round(game.duration_s / 60))} min` }),
+    el("td", { text: (game.guessed || []).join(", ") })))]);
 }
 
 export async function download(path, name) {
