@@ -154,7 +154,7 @@ class Commands:
         if seat is None and role != SPYMASTER:
             return Phrase.of("this page only shows the game; it takes no actions")
         try:
-            # as the game on the table reads its seats' actions
+            # the key page's one action, or a seat's as the game on the table reads its seats' actions
             action = key_holders_action(text) if seat is None else seat_action(self.daemon.session.kind, seat, text)
         except REFUSALS as refusal:
             return refusal.phrase

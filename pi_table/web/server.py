@@ -296,7 +296,6 @@ class Companion(Streams):
             return web.json_response({"ok": True, "error": None})
         return web.json_response({"ok": False, "error": say(error, self._lang(request))}, status=409)
 
-
     def _key_holder(self, request: web.Request) -> CardsTable | None:
         """The table's reader of the cards for the spymasters' page behind the request's token
         (404 for a wrong token, 403 for another page); None where the table reads none."""
