@@ -1,7 +1,7 @@
 """The words on the cards on every screen, in Chromium (issue 79): a spymaster reads the cards on
 the key page (the table's reader a stand-in), fixes the one it could not read and confirms; the
-TV's page then shows the grid with its words, and a touch at the table reveals a card with its
-word. In both languages, axe clean on the key page's reading and on the TV."""
+TV's page then shows the grid with its words, a touch at the table reveals a card with its word,
+and the staff page's board shows them too. In both languages, axe clean on each."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from pi_table.ui.words import load_words
 
 from browsing import Browsing, axe, violations  # noqa: F401 (axe: a fixture)
+from helpers_staff import staff_login
 from helpers_tables import StaffTable, reading_with
 
 pytestmark = pytest.mark.browser
@@ -57,8 +58,14 @@ def test_words_confirmed_on_the_key_page_reach_the_tv_and_a_touch_reveals_a_card
         pages.check(tv, "the TV with the words and a card revealed")
         key.wait_for_selector('.cell.R.shown[data-cell="3"]')
         assert key.inner_text('.cell[data-cell="3"] .word') == confirmed[3]
-        pages.close(key)
-        pages.close(tv)
+        staff = pages.context.new_page()
+        pages.watch(staff)
+        staff_login(staff, table.base)
+        staff.wait_for_selector(f'#board [data-cell="{unread}"] .word')
+        assert staff.inner_text('#board .R[data-cell="3"] .word') == confirmed[3]
+        pages.check(staff, "the staff page's board with the words")
+        for page in (key, tv, staff):
+            pages.close(page)
     finally:
         table.close()
     pages.done()

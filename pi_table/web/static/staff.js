@@ -328,9 +328,12 @@ function drawTable(table) {
   $("board-table").hidden = typeof state.board !== "string";  // a game without the grid's cards
   if (typeof state.board === "string") {
     // to a screen reader, a table (ARIA's pattern for a static structure) of five rows in the page's
-    // order, each cell named by its number and its state
-    const cells = [...state.board].map((shown, cell) => el("span", { class: shown === "." ? "no-card" : shown === "?" ? "hidden" : shown,
-      text: String(cell), role: "cell", "aria-label": `${cell}, ${cardState(shown)}` }));
+    // order, each cell named by its number, its word once a spymaster confirmed the cards', and its state
+    const cells = [...state.board].map((shown, cell) => {
+      const word = state.words && shown !== "." ? state.words[cell] : null;
+      return el("span", { class: shown === "." ? "no-card" : shown === "?" ? "hidden" : shown, role: "cell", "data-cell": cell,
+        "aria-label": `${word ? `${cell} ${word}` : cell}, ${cardState(shown)}` }, String(cell), ...(word ? [el("small", { class: "word", text: word })] : []));
+    });
     board.append(...[0, 1, 2, 3, 4].map((row) => el("div", { role: "row" }, ...grid.order.slice(row * 5, row * 5 + 5).map((cell) => cells[cell]))));
   }
   $("devices").replaceChildren(...table.devices.map((device) => {
