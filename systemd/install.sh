@@ -110,8 +110,12 @@ say "LED strip: $backend; screen: $([ "$screen" = True ] && echo "$panel" || ech
 # mosquitto is the café's broker, should the owner make this table the broker on its staff page
 # (docs/cafe/dashboard.md): off until then (below); openssl makes its certificates.
 # rclone copies the nightly backup to the network place the owner gives (docs/cafe/backup.md).
+# Tesseract with its English and Italian data reads the cards from the spymaster's photo, through
+# Debian's python3-tesserocr (PyPI has no aarch64 wheel of it), which brings python3-pil; numpy finds
+# the cards in the picture (pyproject.toml's cards extra is for other machines; docs/dev/cards.md).
 packages=(python3 python3-venv python3-pip python3-pygame python3-gpiozero python3-spidev python3-serial
-          openssh-client unattended-upgrades mosquitto openssl rclone)
+          openssh-client unattended-upgrades mosquitto openssl rclone
+          tesseract-ocr tesseract-ocr-eng tesseract-ocr-ita python3-tesserocr python3-numpy)
 # (A bundle's wheels are built already: nothing is compiled.)
 [ "$backend" = ws281x ] && [ -z "$bundle" ] && packages+=(python3-dev gcc libc6-dev)
 begin "system packages: checking apt's sources"
