@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import io
 import random
+import re
 import struct
+import subprocess
+import sys
 import zlib
 
 import numpy as np
@@ -178,3 +181,16 @@ def test_a_table_without_tesseract_says_so(monkeypatch, tmp_path):
     monkeypatch.setattr(tesseract, "TESSDATA", (tmp_path,))
     monkeypatch.delenv("TESSDATA_PREFIX", raising=False)
     assert refused(photograph(Scene(deal(DECKS["en"], random.Random(2))), 2)) == NO_READER
+
+
+@slow
+def test_the_benchmark_prints_its_figures_overall_and_by_condition():
+    require_tools("tesseract")
+    done = subprocess.run([sys.executable, "-m", "pi_table", "bench", "cards", "--pictures", "2"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert re.fullmatch(r"pictures=2  right_pct=[\d.]+  blank_pct=[\d.]+  wrong_pct=[\d.]+  refused=\d+  "
+                        r"p50_ms=[\d.]+  p99_ms=[\d.]+", lines[0])
+    assert [line.split()[0] for line in lines[1:]] == ["clean", "turned"]
+    assert re.fullmatch(r"clean +right_pct=[\d.]+  blank=\d+  wrong=\d+  refused=\d+", lines[1])
