@@ -41,9 +41,11 @@ def otsu(grey: np.ndarray) -> int:
 
 
 def lighter(grey: np.ndarray) -> np.ndarray:
-    """Where the picture is lighter than its surroundings (a card's width around) and than the
-    darkest part of it by a margin: the cards, under a shadow or beside a glare alike."""
-    size = max(3, round(max(grey.shape) / 12))
+    """Where the picture is lighter than its surroundings (a box some half a card wide, so a card in
+    a shadow is not measured against its lit neighbours) and than its dark half by a margin: the
+    cards, under a shadow or beside a glare alike (a card's plain middle may drop out: its outline
+    stays one patch)."""
+    size = max(3, round(max(grey.shape) / 20))
     padded = np.pad(grey.astype(np.float64), size, mode="edge")
     summed = padded.cumsum(0).cumsum(1)
     area = summed[2 * size:, 2 * size:] - summed[:-2 * size, 2 * size:] - summed[2 * size:, :-2 * size] \
