@@ -191,6 +191,6 @@ def test_the_benchmark_prints_its_figures_overall_and_by_condition():
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert re.fullmatch(r"pictures=2  right_pct=[\d.]+  blank_pct=[\d.]+  wrong_pct=[\d.]+  refused=\d+  "
-                        r"p50_ms=[\d.]+  p99_ms=[\d.]+", lines[0])
+                        r"p50_ms=[\d.]+  p99_ms=[\d.]+  cpu_p50_ms=[\d.]+  cpu_p99_ms=[\d.]+", lines[0])
     assert [line.split()[0] for line in lines[1:]] == ["clean", "turned"]
     assert re.fullmatch(r"clean +right_pct=[\d.]+  blank=\d+  wrong=\d+  refused=\d+", lines[1])
