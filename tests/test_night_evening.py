@@ -18,10 +18,11 @@ from pi_table.engine.actions import Guess
 from pi_table.engine.endings import Termination
 from pi_table.fleet import schema
 from pi_table.night.book import Book
+from pi_table.night.events import NightRefused
 from pi_table.night.games import Game
 from pi_table.night.recorder import Recorder
 from pi_table.night.standings import Standing
-from pi_table.night.state import Night, NightRefused
+from pi_table.night.state import Night
 from pi_table.table.session import Session
 
 from helpers import wait_for

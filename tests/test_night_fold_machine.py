@@ -32,10 +32,11 @@ from pi_table.engine.endings import Termination
 from pi_table.fleet import schema
 from pi_table.fleet.reporter import Reporter
 from pi_table.night.book import Book
+from pi_table.night.events import NightRefused
 from pi_table.night.games import Game
 from pi_table.night.pairing import PairingRefused
 from pi_table.night.recorder import Recorder
-from pi_table.night.state import Night, NightRefused
+from pi_table.night.state import Night
 from pi_table.web.night import night_trf
 
 from helpers import require_tools

@@ -10,10 +10,11 @@ import pytest
 from pi_table.engine.endings import Termination
 from pi_table.fleet.league import record
 from pi_table.night.book import Book
+from pi_table.night.events import NightRefused
 from pi_table.night.games import Game
 from pi_table.night.names import NameRefused
 from pi_table.night.pairing import key
-from pi_table.night.state import NightRefused, fold
+from pi_table.night.state import fold
 
 from helpers_fleet import heard, host_and_follower
 from helpers_staff import Staff

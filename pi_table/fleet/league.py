@@ -41,11 +41,12 @@ from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
 from ..errors import PiTableError
 from ..files import csv_text
+from ..night.events import VOID, WON, Event
 from ..night.games import Game, GameRefused
 from ..night.names import CODE, folded, tidy
 from ..night.scoring import DOUBLE_LOSS, FORFEIT
 from ..night.standings import Result, Standing, standings
-from ..night.state import VOID, WON, Event, Night, fold
+from ..night.state import Night, fold
 from ..ui.i18n import say
 from ..web.night import night_trf, workbook
 from . import schema
@@ -273,7 +274,7 @@ class Decision:
         return cls(event, cafe, host, night, by, float(at), why, number, table, result, winner)
 
     def night_event(self) -> Event:
-        """An edit as the night's own staff's result (``night.state``'s "result"): a night folds it
+        """An edit as the night's own staff's result (``night.decisions``' "result"): a night folds it
         as it folds a correction at the café's desk."""
         return {"event": "result", "round": self.round, "table": self.table, "result": self.result,
                 "winner": self.winner, "game": None, "by": self.by, "at": self.at}

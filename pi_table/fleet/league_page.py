@@ -49,9 +49,9 @@ from ..engine.phrase import N_, Phrase
 from ..engine.views import LANGUAGES
 from ..errors import PiTableError
 from ..files import replace_file
+from ..night.events import VOID, WON
 from ..night.names import MAX_NAME, NameRefused, code, tidy
 from ..night.scoring import DOUBLE_LOSS, FORFEIT
-from ..night.state import VOID, WON
 from ..ui.i18n import say, translation
 from ..web.auth import Gate, Refused, behind, password_may_cross, same, who
 from ..web.document import kit_page, zone_now

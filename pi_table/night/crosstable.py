@@ -10,10 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
+from .events import VOID
 from .pairing import Round
 from .scoring import PLAYED
 from .standings import Result
-from .state import VOID, Night
+from .state import Night
 
 SCORED = {"1": 1.0, "0": 0.0, "=": 0.5, "+": 1.0, "-": 0.0, "H": 0.5, "Z": 0.0}
 """What each TRF-16 code scores (``U``, the pairing's bye, scores the night's ``bye``; blank, still played, nothing yet)."""

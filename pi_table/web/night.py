@@ -13,10 +13,11 @@ from collections.abc import Callable
 from ..engine.phrase import N_
 from ..files import csv_text
 from ..night.crosstable import CrossedRound, cross_table, crossed
+from ..night.events import VOID, NightRefused
 from ..night.pairing import Round
 from ..night.scoring import BYE_POINTS, FORFEIT, PLAYED, TIEBREAKS, columns_of, tiebreak_said
 from ..night.standings import Result, Standing
-from ..night.state import VOID, Night, NightRefused
+from ..night.state import Night
 from ..ui.i18n import translation
 from ..ui.tell import decimal
 from .document import document
