@@ -170,7 +170,8 @@ def night_trf(night: Night) -> str:
     scores (a bye other than a win's points on bbpPairings's ``BBU`` line), as the standings count
     it among the rounds no team chose to miss (issue 76, item 9: ``H`` or ``Z`` read as a bye asked
     for, which FIDE's tie-breaks cut first); missed by joining late, ``H`` or ``Z`` as the night
-    says, asked for, as the director chose for that bye; away (withdrawn) or void, ``Z``. A name is
+    says, asked for, as the director chose for that bye; away (withdrawn), ``Z``; a void pair, the
+    pair with ``-`` each (``night.crosstable.Crossed``: TRF-16 has no code of its own). A name is
     written in ASCII, so its columns are the same counted in bytes or in characters."""
     start = {name: n for n, name in enumerate(night.teams, start=1)}
     place = {line.team: line.place for line in night.standings()}
