@@ -126,9 +126,11 @@ class Night(Decisions, Counts):
                 self.events.append({key: value for key, value in event.items() if key != "code"})
 
     def _joined(self, name: str) -> None:
-        """The team ``name`` is in the night from the next round: the rounds before it, it missed."""
+        """The team ``name`` is in the night from the next round: the rounds before it, it missed.
+        A name another team was renamed from is this team's own now: a game told under it is its."""
         if self.rounds:
             self.since[name] = len(self.rounds)
+        self.renamed.pop(name, None)
 
     def _follow(self, host: str, plan: Event) -> None:
         """The host's plan, as ``plan_json`` makes it: the night's state but for this table's own
