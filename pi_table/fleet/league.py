@@ -534,6 +534,17 @@ class League:
         pair = rounds[number - 1].pair_at(table) if 0 < number <= len(rounds) else None
         return None if pair is None else pair.teams
 
+    def rostered(self, scoring: Scoring, cafes: Mapping[str, Iterable[str]], merged: Mapping[str, str],
+                 teams: Mapping[str, str], history: Iterable[Decision]) -> None:
+        """The organiser's roster as it is now (its file edited while the page runs): the season
+        computed again with its scoring, teams, merges and events. A night is checked against the
+        cafés when it is taken: the page has the broker hand them all again."""
+        with self._lock:
+            self.scoring, self.cafes, self.teams, self.history = scoring, cafes, teams, list(history)
+            self.merged = {team_key(duplicate): team_key(into) for duplicate, into in merged.items()}
+            self._coded = {folded(name): code for code, name in self.teams.items()}
+            self.version += 1
+
     def keep(self, decision: Decision) -> None:
         """The organiser's event ``decision`` (``decision``'s) in the league's history, the season
         computed again."""
