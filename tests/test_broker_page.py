@@ -382,3 +382,20 @@ def test_the_shipped_mosquitto_files_are_those_the_docs_show_and_listen_where_th
     for name in (broker.PASSWD, broker.ACL, broker.CERT, broker.KEY):
         assert f"{broker.ETC}/{name}" in (broker.SHIPPED / "pi-table.conf").read_text()
 
+
+
+def test_the_staff_page_says_a_league_it_hosts_takes_at_most_50_other_cafes():
+    """Issue 76, 5: a league hosted from a table's staff page stops at 50 other cafés
+    (``broker.MOST_TABLES``): the page's host form refuses a 51st, saying the limit in the page's
+    language, before anything is written (docs/cafe/league.md says a bigger league needs a broker
+    of its own)."""
+    from pi_table.engine.phrase import Phrase
+    from pi_table.ui.i18n import say
+    from pi_table.web.sections.broker import hosting
+
+    fifty = {f"bar-{n}": "" for n in range(broker.MOST_TABLES)}
+    assert hosting("spring", "bar-roma", fifty)[2] == fifty
+    with pytest.raises(ReleaseError) as refused:
+        hosting("spring", "bar-roma", {**fifty, "bar-one-more": ""})
+    said = {lang: say(Phrase.of(refused.value.why["template"], **refused.value.why["fields"]), lang) for lang in ("en", "it")}
+    assert "1 to 50 other cafés" in said["en"] and "50" in said["it"] and said["it"] != said["en"]

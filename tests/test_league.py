@@ -1295,6 +1295,45 @@ def test_the_organiser_voids_restores_and_edits_on_the_page_which_the_roster_kee
         page.stop()
 
 
+def test_the_running_page_reads_its_roster_again_once_the_organiser_edits_it(tmp_path, caplog):
+    """Issue 76, 5: the page read its roster once, at its start: an organiser who named a code's
+    team, merged two teams or changed the scoring in the file saw nothing until a restart. Now each
+    view reads it again once the file changed; a roster that cannot be read leaves the one the page
+    has, and the log says so."""
+    import os
+    import urllib.request
+
+    from pi_table.config import broker as broker_config
+    from pi_table.fleet.league_page import LeaguePage, read_roster
+
+    _, milano, _ = owls_at_home_and_a_ghost_night_at_rome(tmp_path)
+    roster = tmp_path / "roster.toml"
+    roster.write_text('[cafes]\nbar-milano = ["m1", "m2"]\n\n[teams]\nOWL7 = "The Owls"\n')
+    page = LeaguePage(broker_config("mqtt://127.0.0.1:1"), read_roster(roster).league("spring"), "127.0.0.1", 0,
+                      client_id="league-roster-again", roster=roster)
+    page.league.take(*sent(milano, "bar-milano", "m1"))
+
+    def season() -> dict[str, str]:
+        with urllib.request.urlopen(page.url + "/season.json", timeout=10) as answer:
+            return {line["key"]: line["team"] for line in json.load(answer)["season"]}
+
+    def edited(text: str, at: int) -> None:
+        roster.write_text(text)
+        os.utime(roster, ns=(at, at))  # a clock's step between two writes, however coarse the file system's
+
+    page.start()
+    try:
+        assert season()["OWL7"] == "The Owls" and "herons" in season()
+        edited('[cafes]\nbar-milano = ["m1", "m2"]\n\n[teams]\nOWL7 = "The Night Owls"\n\n[merged]\n'
+               'Herons = "Otters"\n', 2_000_000_000 * 10**9)
+        assert season()["OWL7"] == "The Night Owls" and "herons" not in season() and "otters" in season()
+        edited("[cafes\n", 2_000_000_100 * 10**9)
+        assert season()["OWL7"] == "The Night Owls"
+        assert "keeps the roster it had" in caplog.text and "roster.toml" in caplog.text
+    finally:
+        page.stop()
+
+
 def league_key(league: League, line: league_.SeasonLine) -> str:
     return line.key
 

@@ -16,11 +16,11 @@ from pi_table.engine.endings import Termination
 from pi_table.files import sealed_line
 from pi_table.night.book import Book
 from pi_table.night.director import MAX_WAITING
+from pi_table.night.events import NightRefused
 from pi_table.night.games import Game, from_view
 from pi_table.night.names import Blocklist, BlocklistError, NameRefused
 from pi_table.night.pairing import Round, choose, met, propose, repeats, swap
 from pi_table.night.standings import high_scores, standings
-from pi_table.night.state import NightRefused
 from pi_table.night.store import POINTER, read_night
 
 TEAMS = ["The Owls", "Quiz Club", "Red Herrings", "Lamplighters", "Cardsharps", "Night Shift"]

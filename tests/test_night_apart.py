@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi_table.night.book import Book
+from pi_table.night.events import NightRefused
 from pi_table.night.pairing import key, met, propose
-from pi_table.night.state import NightRefused
 
 from helpers_fleet import heard, host_and_follower
 from helpers_staff import Staff

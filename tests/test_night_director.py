@@ -16,9 +16,9 @@ from pi_table.engine.endings import Termination
 from pi_table.fleet import schema
 from pi_table.fleet.tables import planned
 from pi_table.night.book import Book
+from pi_table.night.events import NightRefused
 from pi_table.night.games import Game
 from pi_table.night.recorder import Recorder
-from pi_table.night.state import NightRefused
 from pi_table.web.night import night_csv, night_trf, printable
 
 from helpers import wait_for

@@ -18,10 +18,11 @@ from pi_table.engine.actions import Guess
 from pi_table.engine.endings import Termination
 from pi_table.fleet import schema
 from pi_table.night.book import Book
+from pi_table.night.events import NightRefused
 from pi_table.night.games import Game
 from pi_table.night.recorder import Recorder
 from pi_table.night.standings import Standing
-from pi_table.night.state import Night, NightRefused
+from pi_table.night.state import Night
 from pi_table.table.session import Session
 
 from helpers import wait_for
@@ -449,6 +450,79 @@ def test_the_trf_export_writes_trf16s_own_bye_codes_and_counts_its_columns_in_by
             if full == "Owls":
                 assert codes[2:] == ["Z", "Z", "Z"]
         book.stop()
+
+
+def trf_tiebreaks(trf: str, bye: float = 1.0) -> dict[str, tuple[float, float, float, float, float]]:
+    """Each player's points, Buchholz, Cut-1, Median and Sonneborn-Berger as FIDE's TieBreakServer
+    reads a TRF-16 (its ``trf2json`` and ``tiebreak``, C.07 of 2023), written here from its rules,
+    not from the table's code: ``1 = 0 U`` played, the rest not; a round not played is voluntary
+    (VUR) unless it scores a win's point (``+``, ``F``); an opponent's rounds after its last
+    round that is no VUR, with no opponent named, count as draws for the Buchholz of those it met
+    (16.3.2); a round not played counts a dummy with the player's own points (16.4); the cuts take
+    the VURs first (16.5)."""
+    scored = {"1": 1.0, "=": 0.5, "0": 0.0, "U": bye, "+": 1.0, "F": 1.0, "H": 0.5, "-": 0.0, "Z": 0.0, " ": 0.0}
+    rows = {}
+    for line in trf.split("\r\n"):
+        if line.startswith("001"):
+            rounds = [line[91 + 10 * at:99 + 10 * at] for at in range((len(line) - 89) // 10)]
+            rows[int(line[4:8])] = (line[14:47].strip(), [(int(r[0:4]), r[7]) for r in rounds])
+    points = {n: sum(scored[code] for _, code in played) for n, (_, played) in rows.items()}
+    vur = {n: [code not in "1=0U" and scored[code] < 1 for _, code in played] for n, (_, played) in rows.items()}
+    last = {n: max([at + 1 for at, v in enumerate(vur[n]) if not v], default=0) for n in rows}
+    adjusted = {n: sum(scored[code] if at + 1 <= last[n] or opponent else 0.5
+                       for at, (opponent, code) in enumerate(played)) for n, (_, played) in rows.items()}
+    out = {}
+    for n, (name, played) in rows.items():
+        values = [(adjusted[opponent] if code in "1=0" and opponent else points[n], scored[code], vur[n][at])
+                  for at, (opponent, code) in enumerate(played)]
+        low = sorted(values, key=lambda v: (not v[2], v[0]))[1:]
+        out[name] = (points[n], sum(v[0] for v in values), sum(v[0] for v in low),
+                     sum(v[0] for v in sorted(low, key=lambda v: v[0])[:-1]), sum(v[0] * v[1] for v in values))
+    return out
+
+
+def test_a_voided_pair_is_written_so_fides_tiebreak_server_counts_the_table_s_tiebreaks(tmp_path):
+    """Issue 76, item 9: a pair the staff voided (paired, not played, nothing to either) was
+    written ``0000 - Z``, a round the team sat out of its own doing: FIDE's TieBreakServer counted
+    such a round after a team's last game as a draw for its opponents' Buchholz (16.3.2), so their
+    Buchholz, Cut-1 and Median differed from the table's. TRF-16 has no code for a pair paired
+    that counts nothing; the closest is the pair named with ``-`` each (not played, nothing
+    scored), which TieBreakServer reads as the table counts every team's points, Buchholz and
+    Sonneborn-Berger, and every other team's cuts. The one difference left: it takes the voided
+    round for one the team chose to miss (a VUR, cut first), which the table does not, as neither
+    team chose it, so the pair's own Cut-1 and Median lose that round's dummy there."""
+    from pi_table.web.night import night_trf
+
+    book = Book(tmp_path / "host")
+    book.open("Friday", ["codenames"], ["1", "2", "3"], tiebreak="buchholz-cut1")
+    for name in ("Owls", "Quiz Club", "Foxes", "Moles", "Bats", "Cats"):
+        book.join(name)
+    rng = random.Random(76)
+    for number in range(1, 5):
+        made = book.propose()
+        book.confirm(over=True)
+        for at, pair in enumerate(made.pairs):
+            if number == 4 and at == 0:
+                book.result(number, pair.table, "void", "staff")
+                voided = pair
+                continue
+            book.record(Game(f"{number}-{pair.table}", pair.table, "codenames", pair.teams, rng.choice(pair.teams),
+                             Termination.ALL_AGENTS_FOUND, 1, None, number, float(number)))
+    night = book.current()
+    trf = night_trf(night)
+    start = {name: n for n, name in enumerate(night.teams, start=1)}
+    rows = {line[14:47].strip(): line for line in trf.split("\r\n") if line.startswith("001")}
+    assert rows[voided.red][121:129] == f"{start[voided.blue]:>4} w -"
+    assert rows[voided.blue][121:129] == f"{start[voided.red]:>4} b -"
+    read = trf_tiebreaks(trf)
+    for line in night.standings():
+        points, buchholz, cut1, median, berger = read[line.team]
+        assert (points, buchholz, berger) == pytest.approx((line.points, line.buchholz, line.sonneborn_berger)), line.team
+        if line.team in voided.teams:  # its voided round's dummy, the team's own points, cut first there
+            assert cut1 == pytest.approx(line.buchholz - line.points) and cut1 <= line.buchholz_cut1, line.team
+        else:
+            assert (cut1, median) == pytest.approx((line.buchholz_cut1, line.median_buchholz)), line.team
+    book.stop()
 
 
 # --- item 11: the print -----------------------------------------------------------------------------------------------

@@ -249,7 +249,7 @@ def test_a_bye_asked_for_scores_half_or_zero_as_the_director_chose_at_every_tabl
     """Issue 59: a bye asked for scored the night's "round missed" whatever the director chose for
     it; each now scores its own choice, ½ (H) or 0 (Z), at the host, at the follower, after a
     restart and in the TRF, and one asked without a choice still scores the night's ``late``."""
-    from pi_table.night.state import NightRefused
+    from pi_table.night.events import NightRefused
     from pi_table.web.night import night_trf
 
     host, at_host, follower = host_and_follower(tmp_path, (*TEAMS, "Bar Flies"))
@@ -405,7 +405,7 @@ def test_a_game_of_an_undone_pairing_is_in_no_games_list_nor_export_and_cannot_b
     """A game of a round as it was paired before an undo counts for nothing (above), so the staff
     page's recorded games, the CSV's and the workbook's games and the results form's "this
     recorded game" list it no more; the game of the round paired again is listed."""
-    from pi_table.night.state import NightRefused
+    from pi_table.night.events import NightRefused
     from pi_table.web.night import night_csv, night_tables
 
     host, at_host, follower = host_and_follower(tmp_path, TEAMS[:4])

@@ -1,7 +1,8 @@
 """Issue 59: a night's way back, as a stateful property. A host (t1) and two tables that follow it
 (t2, t3), the plans and games handed over as the fleet's broker hands them (a follower whose broker
 is down hears nothing until it is back, then the retained plan and the games); random director
-actions (join, withdraw, back in, a bye asked for rounds to come, propose, swap, pair by hand,
+actions (join, withdraw, back in, a bye asked for rounds to come, keep two apart or no more, rename
+a team, propose, swap, pair by hand,
 confirm, undo with its results, record, correct, close, correct after the close, restart any
 table, a game told again after its round was deleted). After every
 step every table's standings, history and TRF equal a recomputation written here from FIDE's
@@ -32,10 +33,11 @@ from pi_table.engine.endings import Termination
 from pi_table.fleet import schema
 from pi_table.fleet.reporter import Reporter
 from pi_table.night.book import Book
+from pi_table.night.events import NightRefused
 from pi_table.night.games import Game
 from pi_table.night.pairing import PairingRefused
 from pi_table.night.recorder import Recorder
-from pi_table.night.state import Night, NightRefused
+from pi_table.night.state import Night
 from pi_table.web.night import night_trf
 
 from helpers import require_tools
@@ -43,6 +45,7 @@ from helpers import require_tools
 pytestmark = pytest.mark.slow
 
 POOL = ("Owls", "Zebras", "Foxes", "Moles", "Quiz Club", "Late Ones", "Bar Flies")
+RENAMED = ("Owls II", "Zebra Crossing")  # what the director corrects a name to, besides the pool's
 TABLES = ("t1", "t2", "t3")
 STAFF = "staff · 0a0b0c"
 TRF_POINTS = {"1": 1.0, "+": 1.0, "W": 1.0, "F": 1.0, "U": 1.0, "=": 0.5, "H": 0.5, "D": 0.5,
@@ -69,6 +72,42 @@ class Oracle:
     history: list[tuple[object, ...]] = field(default_factory=list)
     closed: bool = False
     undone: dict[int, int] = field(default_factory=dict)  # a round: the times it was deleted (its pairing now)
+    apart: set[frozenset[str]] = field(default_factory=set)  # two teams the director keeps apart
+
+    def rename(self, old: str, new: str) -> None:
+        """The team ``old`` named ``new`` in everything the director did and every result; the
+        history keeps each event as it was written."""
+        def named(name: str) -> str:
+            return new if name == old else name
+
+        self.teams = [named(team) for team in self.teams]
+        self.joined = {named(team): rounds for team, rounds in self.joined.items()}
+        self.withdrawn = {named(team) for team in self.withdrawn}
+        self.asked = {named(team): rounds for team, rounds in self.asked.items()}
+        self.chosen = {(named(team), number): points for (team, number), points in self.chosen.items()}
+        self.rounds = [({table: (named(red), named(blue)) for table, (red, blue) in pairs.items()},
+                        {named(team) for team in resting}) for pairs, resting in self.rounds]
+        self.won = {place: named(winner) for place, winner in self.won.items()}
+        self.decided = {place: (result, None if winner is None else named(winner))
+                        for place, (result, winner) in self.decided.items()}
+        self.apart = {frozenset(map(named, pair)) for pair in self.apart}
+
+    def fewest_apart(self, due: list[str], pairs: int) -> int:
+        """The fewest pairs kept apart that any ``pairs`` pairs of the teams ``due`` can hold
+        (whoever sits out): what the pairing must reach."""
+        def fewest(left: list[str], wanted: int) -> int:
+            if wanted == 0:
+                return 0
+            if len(left) < 2 * wanted:
+                return 1 << 30
+            first, rest = left[0], left[1:]
+            best = fewest(rest, wanted)  # the first sits out
+            for other in rest:
+                best = min(best, (frozenset((first, other)) in self.apart)
+                           + fewest([team for team in rest if team != other], wanted - 1))
+            return best
+
+        return fewest(due, pairs)
 
     def round_points(self, team: str, number: int) -> tuple[float, str]:
         """A team's points in round ``number`` and what kind of round it was for it."""
@@ -247,6 +286,8 @@ class NightOnThreeTables(RuleBasedStateMachine):
             assert len(self.oracle.due()) < 2
             return
         assert made.names == set(self.oracle.due())
+        kept_apart = sum(frozenset(pair.teams) in self.oracle.apart for pair in made.pairs)
+        assert kept_apart == self.oracle.fewest_apart(self.oracle.due(), len(made.pairs)), made
         if data.draw(st.booleans()) and len(made.pairs) >= 1:  # the director swaps two teams
             names = sorted(made.names)
             one, other = data.draw(st.sampled_from(names)), data.draw(st.sampled_from(names))
@@ -303,6 +344,39 @@ class NightOnThreeTables(RuleBasedStateMachine):
         self.walk_in(data)
         self.undo()
         self.propose(data)
+
+    @precondition(lambda self: self.oracle is not None and not self.oracle.closed and len(self.oracle.teams) >= 2)
+    @rule(data=st.data())
+    def keep_apart(self, data: st.DataObject) -> None:
+        """The director keeps two teams apart (friends who came together), or no more."""
+        assert self.oracle is not None
+        one, other = data.draw(st.lists(st.sampled_from(self.oracle.teams), min_size=2, max_size=2, unique=True))
+        teams = frozenset((one, other))
+        if teams in self.oracle.apart:
+            self.book.unapart(one, other, STAFF)
+            self.oracle.apart.discard(teams)
+            self.oracle.history.append(("unapart", tuple(sorted(teams))))
+        else:
+            self.book.apart(one, other, STAFF)
+            self.oracle.apart.add(teams)
+            self.oracle.history.append(("apart", tuple(sorted(teams))))
+        self.tell()
+
+    @precondition(lambda self: self.oracle is not None and not self.oracle.closed)
+    @rule(data=st.data())
+    def rename(self, data: st.DataObject) -> None:
+        """The director corrects a mistyped team's name: every table, and every game told later
+        under the old name, count it as the team's."""
+        assert self.oracle is not None
+        name = data.draw(st.sampled_from(self.oracle.teams))
+        free = [other for other in (*POOL, *RENAMED) if other not in self.oracle.teams]
+        if not free:
+            return
+        to = data.draw(st.sampled_from(free))
+        self.book.rename(name, to, STAFF)
+        self.oracle.rename(name, to)
+        self.oracle.history.append(("rename", name, to))
+        self.tell()
 
     def unplayed(self) -> list[tuple[int, str, tuple[str, str]]]:
         assert self.oracle is not None
@@ -423,7 +497,8 @@ class NightOnThreeTables(RuleBasedStateMachine):
             assert night.damage == []
             lines = {line.team: (line.points, line.byes, line.missed, line.withdrawn) for line in night.standings()}
             assert lines == oracle.standings()
-            history = [(e["event"], *(e[key] for key in ("team", "round", "table", "result", "winner", "points")
+            history = [(e["event"], *(tuple(e[key]) if key == "teams" else e[key]
+                                      for key in ("team", "to", "teams", "round", "table", "result", "winner", "points")
                                       if key in e))
                        for e in night.history]
             assert history == oracle.history

@@ -17,10 +17,10 @@ from pi_table.engine.endings import Termination
 from pi_table.fleet import schema
 from pi_table.night.book import Book
 from pi_table.night.code import shown
+from pi_table.night.events import NightRefused
 from pi_table.night.follower import NEW_NIGHT_S
 from pi_table.night.games import Game
 from pi_table.night.recorder import Recorder
-from pi_table.night.state import NightRefused
 
 from helpers import wait_for
 from helpers_fleet import heard, played_at

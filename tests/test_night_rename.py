@@ -10,10 +10,11 @@ import pytest
 from pi_table.engine.endings import Termination
 from pi_table.fleet.league import record
 from pi_table.night.book import Book
+from pi_table.night.events import NightRefused
 from pi_table.night.games import Game
 from pi_table.night.names import NameRefused
 from pi_table.night.pairing import key
-from pi_table.night.state import NightRefused, fold
+from pi_table.night.state import fold
 
 from helpers_fleet import heard, host_and_follower
 from helpers_staff import Staff
@@ -66,6 +67,29 @@ def test_a_renamed_team_is_named_anew_everywhere_in_the_night_and_after_a_restar
     again = Book(tmp_path).current()
     assert again.teams.keys() == night.teams.keys() and [s.to_json() for s in again.standings()] == [
         s.to_json() for s in night.standings()]
+
+
+def test_a_team_that_joins_under_a_name_renamed_away_wins_its_own_games(tmp_path):
+    """Found by the fold machine's rename rule (issue 76, item 11): a team renamed from "Owls",
+    then a new team joining as "Owls", had each of its games counted for the renamed team (the
+    old name still mapped to the new one), at the host and at every table that folds the plan."""
+    book = Book(tmp_path)
+    book.open("Friday", ["codenames"], ["1", "2"])
+    for name in ("Owls", "Foxes", "Moles"):
+        book.join(name)
+    book.propose()
+    book.confirm()
+    book.rename("Owls", "Owls II", STAFF)
+    book.join("Owls")
+    made = book.propose()
+    book.confirm(over=True)
+    pair = next(pair for pair in made.pairs if "Owls" in pair.teams)
+    assert book.record(a_game(made, pair.table, winner=pair.teams.index("Owls")))
+    for night in (book.current(), fold(book.current().id, book.current().events)):
+        assert night.renamed == {}
+    owls = next(line for line in book.current().standings() if line.team == "Owls")
+    assert (owls.won, owls.played) == (1, 1)
+    book.stop()
 
 
 def test_a_follower_and_the_league_get_the_new_name_and_a_game_told_late_under_the_old_one_counts(tmp_path):

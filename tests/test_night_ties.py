@@ -16,8 +16,8 @@ from pi_table.engine.endings import Termination
 from pi_table.engine.keys import ASSASSIN, RED_AGENT
 from pi_table.night import scoring
 from pi_table.night.book import Book
+from pi_table.night.events import NightRefused
 from pi_table.night.games import Game
-from pi_table.night.state import NightRefused
 from pi_table.web.night import (
     night_csv,
     night_xlsx,

@@ -15,7 +15,7 @@ import pytest
 
 from pi_table.engine.games import GAMES
 from pi_table.night import scoring
-from pi_table.night.state import HOSTED
+from pi_table.night.events import HOSTED
 from pi_table.ui.tell import NOTICE_EVENTS
 
 PACKAGE = Path(scoring.__file__).resolve().parents[1]
@@ -23,7 +23,7 @@ WINDOW = 6  # lines: a literal list written over a few lines, as a dict or an ar
 REGISTRIES: dict[str, tuple[Callable[[], Collection[str]], str]] = {
     "tie-breaks": (lambda: scoring.TIEBREAKS, "night/scoring.py"),
     "games": (lambda: GAMES, "engine/games.py"),
-    "the night's hosted events": (lambda: HOSTED, "night/state.py"),
+    "the night's hosted events": (lambda: HOSTED, "night/events.py"),
     "the owner's notifications' events": (lambda: NOTICE_EVENTS, "ui/tell.py"),
 }
 """Each registry: its keys, and the file that keeps them (the one place they are written)."""

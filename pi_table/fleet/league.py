@@ -41,11 +41,12 @@ from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
 from ..errors import PiTableError
 from ..files import csv_text
+from ..night.events import VOID, WON, Event
 from ..night.games import Game, GameRefused
 from ..night.names import CODE, folded, tidy
 from ..night.scoring import DOUBLE_LOSS, FORFEIT
 from ..night.standings import Result, Standing, standings
-from ..night.state import VOID, WON, Event, Night, fold
+from ..night.state import Night, fold
 from ..ui.i18n import say
 from ..web.night import night_trf, workbook
 from . import schema
@@ -273,7 +274,7 @@ class Decision:
         return cls(event, cafe, host, night, by, float(at), why, number, table, result, winner)
 
     def night_event(self) -> Event:
-        """An edit as the night's own staff's result (``night.state``'s "result"): a night folds it
+        """An edit as the night's own staff's result (``night.decisions``' "result"): a night folds it
         as it folds a correction at the café's desk."""
         return {"event": "result", "round": self.round, "table": self.table, "result": self.result,
                 "winner": self.winner, "game": None, "by": self.by, "at": self.at}
@@ -532,6 +533,17 @@ class League:
         rounds = [] if held is None else held.night.rounds
         pair = rounds[number - 1].pair_at(table) if 0 < number <= len(rounds) else None
         return None if pair is None else pair.teams
+
+    def rostered(self, scoring: Scoring, cafes: Mapping[str, Iterable[str]], merged: Mapping[str, str],
+                 teams: Mapping[str, str], history: Iterable[Decision]) -> None:
+        """The organiser's roster as it is now (its file edited while the page runs): the season
+        computed again with its scoring, teams, merges and events. A night is checked against the
+        cafés when it is taken: the page has the broker hand them all again."""
+        with self._lock:
+            self.scoring, self.cafes, self.teams, self.history = scoring, cafes, teams, list(history)
+            self.merged = {team_key(duplicate): team_key(into) for duplicate, into in merged.items()}
+            self._coded = {folded(name): code for code, name in self.teams.items()}
+            self.version += 1
 
     def keep(self, decision: Decision) -> None:
         """The organiser's event ``decision`` (``decision``'s) in the league's history, the season

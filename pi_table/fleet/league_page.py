@@ -49,9 +49,9 @@ from ..engine.phrase import N_, Phrase
 from ..engine.views import LANGUAGES
 from ..errors import PiTableError
 from ..files import replace_file
+from ..night.events import VOID, WON
 from ..night.names import MAX_NAME, NameRefused, code, tidy
 from ..night.scoring import DOUBLE_LOSS, FORFEIT
-from ..night.state import VOID, WON
 from ..ui.i18n import say, translation
 from ..web.auth import Gate, Refused, behind, password_may_cross, same, who
 from ..web.document import kit_page, zone_now
@@ -150,6 +150,10 @@ class Roster:
 
     def league(self, name: str) -> League:
         return League(name, self.scoring, self.cafes, self.merged, self.teams, history=list(self.history))
+
+    def into(self, league: League) -> None:
+        """``league`` as this roster says, its nights kept (``League.rostered``)."""
+        league.rostered(self.scoring, self.cafes, self.merged, self.teams, self.history)
 
 
 def read_roster(path: Path) -> Roster:
@@ -289,6 +293,41 @@ class LeaguePage(ServerThread):
         self._sent_version = -1
         self._stopping = threading.Event()
         self._sender: threading.Thread | None = None
+        self._rostering = threading.Lock()  # a roster read again, or written by the page and kept: one at a time
+        self._roster_seen = self._roster_stamp()
+
+    def _roster_stamp(self) -> tuple[int, int] | None:
+        """The roster file's modification time and size, as last seen (None: no roster, or none to read)."""
+        try:
+            stat = None if self.roster is None else self.roster.stat()
+        except OSError:
+            return None
+        return None if stat is None else (stat.st_mtime_ns, stat.st_size)
+
+    def _reread(self) -> None:
+        """The roster read again once its file changed (an organiser's edit: no restart needed), at
+        each view and each round of the season's sender. A roster that cannot be read leaves the
+        one the page has, said once in the log; cafés listed anew have the broker hand every night
+        again (unsubscribed and subscribed: its retained nights), each checked against them."""
+        if self.roster is None:
+            return
+        with self._rostering:
+            stamp = self._roster_stamp()
+            if stamp is None or stamp == self._roster_seen:
+                return
+            self._roster_seen = stamp
+            try:
+                roster = read_roster(self.roster)
+            except (OSError, RosterError) as e:
+                log.error("the league's page keeps the roster it had: %s", e)
+                return
+            cafes = dict(self.league.cafes)
+            roster.into(self.league)
+        log.info("the league's page read its roster %s again", self.roster)
+        if roster.cafes != cafes and self.connected.is_set():
+            topic = f"league/{self.league.name}/cafes/#"
+            self.client.unsubscribe(topic)
+            self.client.subscribe(topic, qos=1)
 
     def _connected(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
@@ -310,6 +349,7 @@ class LeaguePage(ServerThread):
         kept, ``cleansession false``, would hold every season at QoS 1): back, the bridge subscribes
         again and is handed the retained season alone, the newest."""
         while not self._stopping.wait(SEASON_EVERY_S):
+            self._reread()
             version = self.league.version
             if version != self._sent_version and self.connected.is_set():
                 season = json.dumps({**self.league.down(), "at": time.time()})
@@ -360,13 +400,16 @@ class LeaguePage(ServerThread):
         return asked if asked in LANGUAGES else asked_language(request.headers.get("Accept-Language", ""), self.lang)
 
     async def _json(self, request: web.Request) -> web.Response:
+        await asyncio.to_thread(self._reread)
         return web.json_response(await asyncio.to_thread(self.league.to_json, self._language(request)))
 
     async def _csv(self, request: web.Request) -> web.Response:
+        await asyncio.to_thread(self._reread)
         return web.Response(text=await asyncio.to_thread(self.league.csv), content_type="text/csv",
                             headers={"Content-Disposition": f'attachment; filename="league-{self.league.name}.csv"'})
 
     async def _xlsx(self, request: web.Request) -> web.Response:
+        await asyncio.to_thread(self._reread)
         return web.Response(body=await asyncio.to_thread(self.league.xlsx),
                             content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
                             headers={"Content-Disposition": f'attachment; filename="league-{self.league.name}.xlsx"'})
@@ -381,6 +424,7 @@ class LeaguePage(ServerThread):
                             headers={"Content-Disposition": f'attachment; filename="{info["night"]}.trf"'})
 
     async def _page(self, request: web.Request, said: str = "", status: int = 200) -> web.Response:
+        await asyncio.to_thread(self._reread)
         lang = self._language(request)
         session = None if self.gate is None else self.gate.live(request)
         organiser = None if self.gate is None else "" if session is None else session.csrf
@@ -512,18 +556,22 @@ class LeaguePage(ServerThread):
         """The organiser's event checked against the season, written to the roster, then kept: the
         league (and the season it sends down) changes only once the roster keeps it."""
         assert self.roster is not None
-        decision = make()
-        write_decision(self.roster, decision)
-        self.league.keep(decision)
+        with self._rostering:  # the page's own write is no edit to read again
+            decision = make()
+            write_decision(self.roster, decision)
+            self.league.keep(decision)
+            self._roster_seen = self._roster_stamp()
         return decision
 
     def _merged(self, duplicate: str, into: str) -> None:
         """The merge checked against the season, written to the roster, then made: the league
         (and the season it sends down) changes only once the roster keeps it."""
         assert self.roster is not None
-        self.league.mergeable(duplicate, into)
-        write_merge(self.roster, duplicate, into)
-        self.league.merge(duplicate, into)
+        with self._rostering:  # the page's own write is no edit to read again
+            self.league.mergeable(duplicate, into)
+            write_merge(self.roster, duplicate, into)
+            self.league.merge(duplicate, into)
+            self._roster_seen = self._roster_stamp()
 
 
 def _night_named(form: Mapping[str, Any]) -> tuple[str, str, str] | None:

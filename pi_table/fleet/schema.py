@@ -21,9 +21,9 @@ from ..engine.games import NAMES, terminations
 from ..engine.phrase import Phrase
 from ..errors import PiTableError
 from ..files import read_json
+from ..night.events import MAX_HISTORY
 from ..night.names import MAX_CODE, MAX_NAME, MAX_NICKNAMES
 from ..night.pairing import MAX_TABLES
-from ..night.state import MAX_HISTORY
 
 MAX_PAYLOAD = 256 * 1024  # bytes: some ten times the longest status a finished game of any kind gives
 NAME = 100  # characters in an id, a game's, a device's or a team's name, a version, a board

@@ -10,10 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
+from .events import VOID
 from .pairing import Round
 from .scoring import PLAYED
 from .standings import Result
-from .state import VOID, Night
+from .state import Night
 
 SCORED = {"1": 1.0, "0": 0.0, "=": 0.5, "+": 1.0, "-": 0.0, "H": 0.5, "Z": 0.0}
 """What each TRF-16 code scores (``U``, the pairing's bye, scores the night's ``bye``; blank, still played, nothing yet)."""
@@ -39,11 +40,15 @@ class Crossed:
     and TRF-16's ``code`` of its result: ``1`` ``0`` ``=`` (both lost) ``+`` ``-`` (a forfeit, or
     both in a double loss), blank while played; without a game ``U`` (sat out for the pairing),
     ``H`` or ``Z`` (a round missed, at the team's asking or by joining late, as the night scores
-    it), ``Z`` too away (withdrawn) or for a void pair."""
+    it), ``Z`` too away (withdrawn). A pair the staff ``void``-ed is the pair with ``-`` each:
+    TRF-16 has no code for a pair paired and counting nothing, and this one FIDE's TieBreakServer
+    reads as the table counts it but for the cuts (issue 76, item 9); the cross-table shows no
+    opponent for it."""
 
     opponent: str | None
     red: bool
     code: str
+    void: bool = False
 
     def scored(self, bye: float) -> float | None:
         """The points the round scored (``bye``: a pairing's bye's), None while it is played."""
@@ -58,9 +63,9 @@ def crossed(night: Night, slots: dict[tuple[int, str], Result], made: Round, nam
     if pair is None:
         half = night.asked_out(name, made.number) and night.missed_points(name, made.number) == 0.5
         return Crossed(None, False, "H" if half else "Z")
-    if night.staff_result(made.number, pair.table) == VOID:
-        return Crossed(None, False, "Z")
     other = pair.blue if name == pair.red else pair.red
+    if night.staff_result(made.number, pair.table) == VOID:
+        return Crossed(other, name == pair.red, "-", void=True)
     counted = slots.get((made.number, pair.table))
     if counted is None:
         code = " "
@@ -78,7 +83,7 @@ def cross_table(night: Night, order: Sequence[str]) -> list[CrossedRow]:
     for name in order:
         rounds = [crossed(night, slots, made, name) for made in night.rounds]
         table.append({"team": name, "rounds": [
-            {"opponent": None if each.opponent is None else row[each.opponent],
+            {"opponent": None if each.opponent is None or each.void else row[each.opponent],
              "scored": each.scored(night.bye),
-             "forfeit": each.opponent is not None and each.code in ("+", "-")} for each in rounds]})
+             "forfeit": each.opponent is not None and not each.void and each.code in ("+", "-")} for each in rounds]})
     return table

@@ -19,10 +19,7 @@ from typing import Any
 from ..engine.games import NAMES
 from ..engine.phrase import N_
 from .code import new_code
-from .names import NameRefused, Team, folded, team, tidy
-from .pairing import MAX_TABLES, Pair, Round, swap
-from .scoring import BYE_POINTS, FORFEIT, RATING, TIEBREAKS
-from .state import (
+from .events import (
     CREDIT,
     DRAW,
     LATE_CHOICES,
@@ -31,13 +28,16 @@ from .state import (
     RESULTS,
     WON,
     Event,
-    Night,
     NightRefused,
     _bye,
     _late,
     _seeding,
     _tiebreak,
 )
+from .names import NameRefused, Team, folded, team, tidy
+from .pairing import MAX_TABLES, Pair, Round, swap
+from .scoring import BYE_POINTS, FORFEIT, RATING, TIEBREAKS
+from .state import Night
 from .store import TABLE_ID, Store, _locked, read_night
 
 log = logging.getLogger("pi_table.night")

@@ -16,13 +16,10 @@ from collections.abc import Iterable
 
 from ..engine.games import NAMES
 from .code import proves
+from .events import Event, NightRefused
 from .games import Game
 from .pairing import Round
-from .state import (
-    Event,
-    Night,
-    NightRefused,
-)
+from .state import Night
 from .store import NIGHT_ID, TABLE_ID, Store, _locked, read_night
 
 log = logging.getLogger("pi_table.night")

@@ -34,8 +34,9 @@ from ..engine.errors import Refusal
 from ..engine.phrase import Phrase
 from .book import Book
 from .code import proof, shown
+from .events import Event
 from .games import Game, from_view
-from .state import Event, Night
+from .state import Night
 
 log = logging.getLogger("pi_table.night")
 

@@ -5,9 +5,10 @@ teams the pairing keeps apart (friends who came together) or no more (issue 76, 
 
 from __future__ import annotations
 
+from .events import NightRefused
 from .names import Team, team
 from .pairing import key
-from .state import Night, NightRefused
+from .state import Night
 from .store import Store, _locked
 
 

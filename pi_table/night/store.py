@@ -33,15 +33,10 @@ from ..files import (
     sync_folder,
     write_private,
 )
+from .events import Damage, DamagedLine, Event, NightRefused
 from .games import Game
 from .names import Blocklist
-from .state import (
-    Damage,
-    DamagedLine,
-    Event,
-    Night,
-    NightRefused,
-)
+from .state import Night
 
 log = logging.getLogger("pi_table.night")
 T = TypeVar("T")

@@ -13,10 +13,11 @@ from collections.abc import Callable
 from ..engine.phrase import N_
 from ..files import csv_text
 from ..night.crosstable import CrossedRound, cross_table, crossed
+from ..night.events import VOID, NightRefused
 from ..night.pairing import Round
 from ..night.scoring import BYE_POINTS, FORFEIT, PLAYED, TIEBREAKS, columns_of, tiebreak_said
 from ..night.standings import Result, Standing
-from ..night.state import VOID, Night, NightRefused
+from ..night.state import Night
 from ..ui.i18n import translation
 from ..ui.tell import decimal
 from .document import document
@@ -169,7 +170,8 @@ def night_trf(night: Night) -> str:
     scores (a bye other than a win's points on bbpPairings's ``BBU`` line), as the standings count
     it among the rounds no team chose to miss (issue 76, item 9: ``H`` or ``Z`` read as a bye asked
     for, which FIDE's tie-breaks cut first); missed by joining late, ``H`` or ``Z`` as the night
-    says, asked for, as the director chose for that bye; away (withdrawn) or void, ``Z``. A name is
+    says, asked for, as the director chose for that bye; away (withdrawn), ``Z``; a void pair, the
+    pair with ``-`` each (``night.crosstable.Crossed``: TRF-16 has no code of its own). A name is
     written in ASCII, so its columns are the same counted in bytes or in characters."""
     start = {name: n for n, name in enumerate(night.teams, start=1)}
     place = {line.team: line.place for line in night.standings()}

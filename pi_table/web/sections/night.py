@@ -44,11 +44,12 @@ from aiohttp import web
 from ...engine.errors import Refusal
 from ...engine.games import terminations
 from ...engine.phrase import N_
+from ...night.events import DRAW, LATE_CHOICES, RATINGS
 from ...night.pairing import PairingRefused
 from ...night.recorder import Recorder
 from ...night.scoring import RATING, tiebreak_texts
 from ...night.standings import high_scores
-from ...night.state import DRAW, LATE_CHOICES, RATINGS, Night
+from ...night.state import Night
 from ...ui.i18n import say, translation
 from ..auth import Session, Throttle, who
 from ..night import (
