@@ -4,6 +4,7 @@ and a night that survives a restart or a power cut with nothing lost."""
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import stat
 from collections import Counter
@@ -17,7 +18,7 @@ from pi_table.files import sealed_line
 from pi_table.night.book import Book
 from pi_table.night.director import MAX_WAITING
 from pi_table.night.events import NightRefused
-from pi_table.night.games import Game, from_view
+from pi_table.night.games import Game, GameRefused, from_view
 from pi_table.night.names import Blocklist, BlocklistError, NameRefused
 from pi_table.night.pairing import Round, choose, met, propose, repeats, swap
 from pi_table.night.standings import high_scores, standings
@@ -399,3 +400,34 @@ def test_a_night_opened_in_the_second_of_a_night_kept_here_gets_the_next_seconds
     assert first.id == "20250615-150640" and second.id == "20250615-150641"
     book.stop()
     assert Book(tmp_path).current().name == "Late" and Book(tmp_path).night_of(first.id).name == "Early"
+
+
+def test_a_game_played_on_confirmed_words_keeps_them_through_the_nights_file_and_its_export(tmp_path):
+    """Issue 79: once a spymaster confirmed the cards' words, the night's record of the game keeps
+    them (the night's file, a follower's copy) and its games' table lists those guessed, in the
+    cards' order; a game without words is written as before."""
+    from pi_table.web.night import night_tables
+
+    words = [f"WORD{n}" for n in range(25)]
+    board = "r?b??" + "?" * 20
+    state = {"game": "codenames", "winner": "red", "losers": ["blue"], "termination": "all_agents_found",
+             "remaining": {"red": 8, "blue": 7}, "score": None, "board": board, "words": words}
+    recorded = from_view("g1", "2", ("The Owls", "Quiz Club"), state, None, 10.0)
+    assert recorded is not None and recorded.words == tuple(words) and recorded.guessed == ("WORD0", "WORD2")
+    again = Game.from_json(json.loads(json.dumps(recorded.to_json())))
+    assert again == recorded
+    plain = from_view("g2", "2", ("The Owls", "Quiz Club"), {**state, "words": None}, None, 11.0)
+    assert plain is not None and plain.words == () and "words" not in plain.to_json()
+    with pytest.raises(GameRefused, match="25 words"):
+        Game.from_json({**recorded.to_json(), "words": ["ONE"]})
+    book = Book(tmp_path)
+    book.open("Friday", ["codenames"], ["2"])
+    for name in ("The Owls", "Quiz Club"):
+        book.join(name)
+    assert book.record(recorded)
+    book.stop()
+    kept = Book(tmp_path).current()
+    assert kept.played[0].words == tuple(words)
+    header, *rows = night_tables(kept)["games"]
+    assert header[-1] == "guessed" and rows[0][-1] == "WORD0 WORD2"
+    assert night_tables(Book(tmp_path).current())["games"][0][:10] == header[:10]  # a script's columns stay

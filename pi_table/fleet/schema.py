@@ -256,7 +256,8 @@ EVENT = Record({  # reporter.changes and the commands' answers; its table is the
     "error": SENTENCE,
 }, required=("event",))
 MOST_GAMES, MOST_TEAMS = 500, 256  # a night's at one table (some 150 KB): more than a week of rounds
-GAME = Record({  # night.games.Game.to_json: every field there, null where the game has none
+GAME = Record({  # night.games.Game.to_json: every field there, null where the game has none, but its cards'
+    # words and board (issue 79), kept at the table that played it: a night's 500 games' words would pass MAX_PAYLOAD
     "id": Text(NAME), "table": Text(NAME), "game": Text(NAME), "teams": ListOf(Text(NAME), 2), "winner": NAMED,
     "termination": Word(terminations), "margin": maybe(Number(0, CELLS, whole=True)),
     "score": maybe(Number(0, CELLS, whole=True)), "round": maybe(Number(1, 10_000, whole=True)), "at": TIME,

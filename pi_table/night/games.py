@@ -17,8 +17,11 @@ from typing import Any
 from ..engine.endings import Termination
 from ..engine.errors import Refusal
 from ..engine.games import described, termination
+from ..engine.keys import NO_CARD
+from ..engine.views import HIDDEN
 
 COLOURS = ("red", "blue")  # the public view's names of the teams' colours, the first team red
+CARDS = 25  # a grid game's words, cell 0 first, as a spymaster confirmed them
 
 
 class GameRefused(Refusal):
@@ -42,6 +45,8 @@ class Game:
     round: int | None
     at: float
     pairing: int | None = None  # the round's pairing it was dealt for (its undos before then); None: a game before them
+    words: tuple[str, ...] = ()  # the cards' words a spymaster confirmed, cell 0 first; none: not confirmed
+    board: str = ""  # the grid as it ended (the public view's: a hidden card ``?``), for the words guessed
 
     def __post_init__(self) -> None:
         count = described(self.game).teams
@@ -56,6 +61,11 @@ class Game:
         return described(self.game).rated
 
     @property
+    def guessed(self) -> tuple[str, ...]:
+        """The words of the cards turned over when the game ended, in the cards' order."""
+        return tuple(word for word, shown in zip(self.words, self.board, strict=False) if shown not in (HIDDEN, NO_CARD))
+
+    @property
     def drawn(self) -> bool:
         """Both teams lost (Alias 24's armed nuke)."""
         return self.rated and self.winner is None
@@ -63,7 +73,8 @@ class Game:
     def to_json(self) -> dict[str, object]:
         return {"id": self.id, "table": self.table, "game": self.game, "teams": list(self.teams), "winner": self.winner,
                 "termination": self.termination.value, "margin": self.margin, "score": self.score, "round": self.round,
-                "at": self.at, **({} if self.pairing is None else {"pairing": self.pairing})}
+                "at": self.at, **({} if self.pairing is None else {"pairing": self.pairing}),
+                **({"words": list(self.words), "board": self.board} if self.words else {})}
 
     @classmethod
     def from_json(cls, data: object) -> Game:
@@ -81,9 +92,13 @@ class Game:
             raise GameRefused("a game's margin, score, round and pairing are whole numbers or null")
         if data["winner"] is not None and not isinstance(data["winner"], str):
             raise GameRefused("a game's winner is a team's name or null")
+        words, board = data.get("words", []), data.get("board", "")
+        if not isinstance(words, list) or len(words) not in (0, CARDS) or not all(isinstance(word, str) for word in words) \
+                or not isinstance(board, str) or len(board) != (CARDS if words else 0):
+            raise GameRefused("a game's words are its 25 words, with its board of 25 cards")
         return cls(**fields, teams=tuple(teams), winner=data["winner"], termination=termination(data["termination"]),
                    margin=data["margin"], score=data["score"], round=data["round"], at=float(data["at"]),
-                   pairing=data.get("pairing"))
+                   pairing=data.get("pairing"), words=tuple(words), board=board)
 
 
 def from_view(game_id: str, table: str, teams: tuple[str, ...], state: dict[str, Any], round_number: int | None,
@@ -95,15 +110,18 @@ def from_view(game_id: str, table: str, teams: tuple[str, ...], state: dict[str,
         return None
     ended = termination(code)
     kind = str(state.get("game"))
+    confirmed = state.get("words")
+    words = tuple(str(word) for word in confirmed) if isinstance(confirmed, list) else ()
+    board = str(state.get("board")) if words else ""
     winner_colour = state.get("winner")
     game = described(kind)
     if game.cooperative:  # the players are the team of the key's starting colour; their win is scored
         winner = teams[0] if state.get("winner") is not None and state.get("winner") == state.get("start") else None
         return Game(game_id, table, kind, teams[:game.teams], winner, ended, None,
-                    state.get("score") if game.score is not None else None, round_number, at, pairing)
+                    state.get("score") if game.score is not None else None, round_number, at, pairing, words, board)
     by_colour = dict(zip(COLOURS, teams, strict=True))
     remaining = state.get("remaining") or {}
     losers = [colour for colour in COLOURS if colour != winner_colour]
     margin = None if winner_colour is None else remaining.get(losers[0])
     return Game(game_id, table, kind, teams, by_colour.get(str(winner_colour)), ended, margin,
-                None, round_number, at, pairing)
+                None, round_number, at, pairing, words, board)

@@ -76,14 +76,15 @@ def night_tables(night: Night) -> dict[str, list[tuple[object, ...]]]:
     """The night's tables, each its header then its rows (docs/cafe/night.md, "Exports"): the
     standings, with a column for each tie-break the director chose beyond those always there
     (``tiebreak_columns``, in the night's order), after them so a script's columns stay where they were; the rounds, a row for each pair and each team
-    sitting out, with the result as it counts; the games recorded, one a row (``Night.recorded``)."""
+    sitting out, with the result as it counts; the games recorded, one a row (``Night.recorded``), with the
+    words guessed where a spymaster confirmed the cards' words."""
     games: list[tuple[object, ...]] = [("round", "table", "game", "id", "red", "blue", "winner", "termination", "margin",
-                                        "score")]
+                                        "score", "guessed")]
     for game in night.recorded():
         teams = (*game.teams, "")[:2]
         games.append((game.round or "", game.table, game.game, game.id, *teams, game.winner or "",
                       game.termination.value, "" if game.margin is None else game.margin,
-                      "" if game.score is None else game.score))
+                      "" if game.score is None else game.score, " ".join(game.guessed)))
     rounds: list[tuple[object, ...]] = [("round", "table", "red", "blue", "result", "winner")]
     slots = night.slots()
     for made in night.rounds:
