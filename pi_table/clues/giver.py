@@ -23,7 +23,7 @@ Vectors = npt.NDArray[np.float32]
 
 MOST = 4
 """The most cards one clue points to: past four, word vectors point by chance."""
-LEAD = 0.015
+LEAD = 0.01
 """How much closer to the clue than any other unrevealed card each card a clue points to must be
 (cosine similarity; set from the benchmark: ``pi-table bench clues``)."""
 ASSASSIN_LEAD = 0.03
