@@ -87,8 +87,9 @@ def test_every_module_a_pi_installs_imports_only_what_the_table_declares():
 
 
 def test_the_check_sees_a_module_that_needs_the_test_extra(tmp_path):
-    """Guard against a check that passes vacuously: numpy at a module's top is reported."""
+    """Guard against a check that passes vacuously: colorspacious (the test extra's alone; numpy is
+    the clues extra's too) at a module's top is reported."""
     tool = tmp_path / "tool.py"
-    tool.write_text("import numpy as np\nimport json\nfrom pi_table.ui import leds\n\ndef later():\n    import yaml\n")
+    tool.write_text("import colorspacious\nimport json\nfrom pi_table.ui import leds\n\ndef later():\n    import yaml\n")
     assert undeclared([("pi_table.ui.tool", tool)]) == [
-        "pi_table.ui.tool imports numpy (numpy), which no dependency or extra of the table declares"]
+        "pi_table.ui.tool imports colorspacious (colorspacious), which no dependency or extra of the table declares"]
