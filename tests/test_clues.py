@@ -10,7 +10,7 @@ import pytest
 
 from pi_table.clues.e5 import E5Embedder, shipped
 from pi_table.clues.forms import one_word
-from pi_table.clues.giver import Board, Clue, VectorGiver
+from pi_table.clues.giver import Board, Clue, NoClue, VectorGiver
 from pi_table.clues.vocabulary import vocabulary, written
 from pi_table.ui.words import load_words
 
@@ -87,6 +87,12 @@ def test_a_board_words_form_is_never_given_however_close():
     embed = giver.embed
     giver.embed = lambda ws, lang: embed([WORDS[0] if w == "apples" else w for w in ws], lang)
     assert giver(Board(words, KEY, frozenset(), "R", "en")).word == "fruit"
+
+
+def test_a_vocabulary_of_board_words_alone_gives_no_clue_and_says_so():
+    giver = VectorGiver(Planted({}), {"en": ("card00", "card01")})
+    with pytest.raises(NoClue, match="every clue word of en is a board word"):
+        giver(board())
 
 
 def test_each_language_has_its_clue_words_and_its_association_set():

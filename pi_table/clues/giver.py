@@ -104,6 +104,8 @@ class VectorGiver:
             raise NoClue("team {team} has no agent left to give a clue for", team=board.team)
         allowed = [index for index, word in enumerate(vocabulary)
                    if not any(one_word(word, card, board.lang) for card in board.words)]
+        if not allowed:
+            raise NoClue("every clue word of {lang} is a board word or one of its forms", lang=board.lang)
         similar = self._clue_vectors(board.lang)[allowed] @ self.embed([board.words[c] for c in hidden], board.lang).T
         mine = np.array([board.key[c] == board.team for c in hidden])
         assassin = np.array([board.key[c] == ASSASSIN for c in hidden])
