@@ -17,7 +17,7 @@ from helpers import ROOT, parsed
 PACKAGE = Path(pi_table.__file__).parent
 FIRMWARE = Path(pi_table.firmware.__file__).parent  # firmware/, mapped into the package
 HARDWARE = Path(pi_table.hardware.__file__).parent  # hardware/, likewise
-LAYERS = ["errors", "files", "worker", "host", "engine", "kinds", "protocol", "firmware", "hal", "drivers", "ui", "release", "image", "cards", "night", "web", "hardware", "table", "sim", "config", "fleet", "daemon", "bench", "cli", "__main__"]
+LAYERS = ["errors", "files", "worker", "host", "engine", "kinds", "protocol", "firmware", "hal", "drivers", "ui", "release", "image", "cards", "clues", "night", "web", "hardware", "table", "sim", "config", "fleet", "daemon", "bench", "cli", "__main__"]
 ENGINE_STDLIB = {"__future__", "dataclasses", "enum", "typing", "collections", "collections.abc", "random", "abc",
                  "typing_extensions"}  # the last for a type checker only: TypeIs is in typing from 3.13
 ENGINE_FORBIDDEN_CALLS = {"open", "print", "input", "exec", "eval", "__import__"}

@@ -88,7 +88,7 @@ def test_every_module_a_pi_installs_imports_only_what_the_table_declares():
 
 def test_the_check_sees_a_module_that_needs_the_test_extra(tmp_path):
     """Guard against a check that passes vacuously: colorspacious (the colour-vision check's, the test
-    extra's alone; numpy is the cards extra's now) at a module's top is reported."""
+    extra's alone; numpy is the cards and clues extras' now) at a module's top is reported."""
     tool = tmp_path / "tool.py"
     tool.write_text("import colorspacious\nimport json\nfrom pi_table.ui import leds\n\ndef later():\n    import yaml\n")
     assert undeclared([("pi_table.ui.tool", tool)]) == [

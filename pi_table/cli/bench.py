@@ -32,14 +32,14 @@ def _most_phones() -> int:
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench = commands.add_parser("bench", help="run a benchmark and print its figures")
-    bench.add_argument("what", choices=("engine", "latency", "render", "daemon", "fleet", "night", "league", "cards"))
+    bench.add_argument("what", choices=("engine", "latency", "render", "daemon", "fleet", "night", "league", "cards", "clues"))
     bench.add_argument("--games", type=int, default=2000, help="engine: random games per variant (default: 2000)")
     bench.add_argument("--touches", type=whole_number("--touches", 2), default=200,
                        help="latency: guesses to time (default: 200)")
     bench.add_argument("--phones", type=whole_number("--phones", 1, _most_phones), default=None,
                        help="latency: time again with this many phones on the companion's event stream, and compare")
     bench.add_argument("--cpu", type=whole_number("--cpu", 1, lambda: 100), default=None, metavar="PERCENT",
-                       help="latency, cards: hold the table's process to this share of one core while timing, as "
+                       help="latency, cards, clues: hold the table's process to this share of one core while timing, as "
                             "systemd's CPUQuota= would (a slower or busier Pi; needs root)")
     bench.add_argument("--idle", type=float, default=10.0, help="render: seconds of idle CPU measured (default: 10)")
     bench.add_argument("--starts", type=whole_number("--starts", 2), default=30,
@@ -53,6 +53,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
                        help="league: cafés of three tables each, bridged to one league (default: 20)")
     bench.add_argument("--pictures", type=whole_number("--pictures", 2), default=40,
                        help="cards: photographs of a laid-out grid to read, the conditions taken in turn (default: 40)")
+    bench.add_argument("--boards", type=whole_number("--boards", 1), default=200,
+                       help="clues: games played per language with the table's clues (default: 200)")
     bench.add_argument("--json", action="store_true")
     bench.set_defaults(func=_bench)
 
@@ -87,6 +89,10 @@ def _bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from ..bench import league
 
         results = league.run(cafes=args.cafes)
+    elif args.what == "clues":
+        from ..bench import clues
+
+        results = clues.run(boards=args.boards, cpu=args.cpu)
     else:
         from ..bench import latency
 
