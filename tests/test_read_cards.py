@@ -49,23 +49,31 @@ def tokens():
     return Tokens(b"0123456789abcdef0123456789abcdef")
 
 
+def spymasters_phone(companion, tokens):
+    """A game on ``companion`` and the phone that opened its key page first (and so keeps it), with
+    the key page's token."""
+    from pi_table.web import codenames_snapshot
+
+    game = make_game(Rules())
+    companion.publish(codenames_snapshot("g1", game.spymaster_view(game.start(game.parse_key(KEY))), tokens))
+    phone, token = another_phone(), tokens.token("g1", SPYMASTER)
+    assert get(f"{companion.base_url}/p/{token}", phone)[0] == 200
+    return phone, token
+
+
 @pytest.fixture
 def reading_page(tokens):
     """The phones' pages of a table whose reader reads every picture as ``READ``; the key page opened
     by ``phone`` (which keeps it)."""
-    from pi_table.web import Companion, codenames_snapshot
+    from pi_table.web import Companion
     from pi_table.web.reading import FakeCards
 
     calls: list[str] = []
     reader = FixedWords(READ)
     companion = Companion("127.0.0.1", 0, cards=FakeCards(calls, reader))
     companion.start()
-    game = make_game(Rules())
-    companion.publish(codenames_snapshot("g1", game.spymaster_view(game.start(game.parse_key(KEY))), tokens))
-    phone = another_phone()
-    key_page = f"{companion.base_url}/api/p/{tokens.token('g1', SPYMASTER)}"
-    assert get(f"{companion.base_url}/p/{tokens.token('g1', SPYMASTER)}", phone)[0] == 200
-    yield companion, key_page, phone, reader
+    phone, token = spymasters_phone(companion, tokens)
+    yield companion, f"{companion.base_url}/api/p/{token}", phone, reader
     companion.stop()
 
 
@@ -126,17 +134,13 @@ def test_a_picture_sent_without_its_length_is_refused_as_soon_as_it_passes_8_mb(
 
 
 def test_the_readers_reason_for_refusing_a_picture_is_said_in_the_pages_language(tokens):
-    from pi_table.web import Companion, codenames_snapshot
+    from pi_table.web import Companion
     from pi_table.web.reading import FAILED, FakeCards
 
     companion = Companion("127.0.0.1", 0, cards=FakeCards([], FixedWords(READ, refusal=FAILED)))
     companion.start()
     try:
-        game = make_game(Rules())
-        companion.publish(codenames_snapshot("g1", game.spymaster_view(game.start(game.parse_key(KEY))), tokens))
-        phone = another_phone()
-        token = tokens.token("g1", SPYMASTER)
-        assert get(f"{companion.base_url}/p/{token}", phone)[0] == 200
+        phone, token = spymasters_phone(companion, tokens)
         status, answer = send(f"{companion.base_url}/api/p/{token}/cards?lang=it", jpeg(), phone)
         assert status == 422 and answer == {"ok": False, "error": "non si sono potute leggere le carte: scatta di nuovo "
                                                                   "l'immagine"}
@@ -145,7 +149,7 @@ def test_the_readers_reason_for_refusing_a_picture_is_said_in_the_pages_language
 
 
 def test_a_reader_that_fails_is_told_by_its_class_alone_never_with_the_picture(tokens, caplog):
-    from pi_table.web import Companion, codenames_snapshot
+    from pi_table.web import Companion
     from pi_table.web.reading import FakeCards
 
     picture = jpeg()
@@ -156,11 +160,7 @@ def test_a_reader_that_fails_is_told_by_its_class_alone_never_with_the_picture(t
     companion = Companion("127.0.0.1", 0, cards=FakeCards([], broken))
     companion.start()
     try:
-        game = make_game(Rules())
-        companion.publish(codenames_snapshot("g1", game.spymaster_view(game.start(game.parse_key(KEY))), tokens))
-        phone = another_phone()
-        token = tokens.token("g1", SPYMASTER)
-        assert get(f"{companion.base_url}/p/{token}", phone)[0] == 200
+        phone, token = spymasters_phone(companion, tokens)
         with caplog.at_level(logging.DEBUG):
             status, answer = send(f"{companion.base_url}/api/p/{token}/cards", picture, phone)
     finally:
@@ -186,13 +186,7 @@ def test_only_the_key_page_reads_the_cards(reading_page, tokens):
 
 
 def test_a_table_without_a_reader_says_so_on_the_key_page(companion, tokens):
-    from pi_table.web import codenames_snapshot
-
-    game = make_game(Rules())
-    companion.publish(codenames_snapshot("g1", game.spymaster_view(game.start(game.parse_key(KEY))), tokens))
-    phone = another_phone()
-    token = tokens.token("g1", SPYMASTER)
-    assert get(f"{companion.base_url}/p/{token}", phone)[0] == 200
+    phone, token = spymasters_phone(companion, tokens)
     status, offer = get(f"{companion.base_url}/api/p/{token}/cards?lang=it", phone)
     assert status == 200 and json.loads(offer) == {"available": False, "deck": [],
                                                    "unavailable": "leggere le carte non è possibile su questo tavolo"}
