@@ -1,16 +1,17 @@
-"""The machine's stand-ins: journalctl, NetworkManager's nmcli (tests/fake_nmcli.py), Debian's
+"""The machine's stand-ins: journalctl, NetworkManager's nmcli (pi_table/sim/nmcli.py, the stand-in machine's), Debian's
 packages, mosquitto.service (tests/fake_systemctl.py), a USB stick, a network place (rclone serve)."""
 
 from __future__ import annotations
 
 import json
 import os
-import shlex
 import subprocess
 import sys
 import textwrap
 import time
 from pathlib import Path
+
+from pi_table.sim.nmcli import NetworkManager
 
 from helpers import ROOT, require_tools, wait_for
 from helpers_staff import STAFF_CONFIG, STAFF_PIN
@@ -42,36 +43,17 @@ SYSTEMD_JOURNAL = [
 ]
 
 
-# --- the first boot: NetworkManager played by a fake nmcli ------------------------------------
-
-FAKE_NMCLI = ROOT / "tests" / "fake_nmcli.py"
+# --- the first boot: NetworkManager played by the stand-in's nmcli (pi_table/sim/nmcli.py) ----------
 
 
-class FakeNetworkManager:
-    """A fake ``nmcli`` first on PATH (for this process and the tables it starts), playing
-    NetworkManager from a small model (tests/fake_nmcli.py): ``networks`` in reach, each
-    ``(ssid, password)`` ("" for an open one); ``calls()`` are the arguments nmcli was given."""
+class FakeNetworkManager(NetworkManager):
+    """The stand-in machine's NetworkManager (``pi_table.sim.nmcli``), its ``nmcli`` first on PATH
+    for this process and the tables it starts."""
 
     def __init__(self, folder: Path, monkeypatch, networks: tuple[tuple[str, str], ...] = ()) -> None:
-        self.folder = folder
-        folder.mkdir(parents=True, exist_ok=True)
-        program = folder / "nmcli"
-        program.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(FAKE_NMCLI))} "$@"\n')
-        program.chmod(0o755)
-        self.write({"radio": "off", "profiles": {}, "active": [],
-                    "networks": [{"ssid": ssid, "password": password, "signal": 70 - 10 * n}
-                                 for n, (ssid, password) in enumerate(networks)]})
-        (folder / "calls.jsonl").write_text("")
-        monkeypatch.setenv("FAKE_NM_DIR", str(folder))
-        monkeypatch.setenv("PATH", f"{folder}:{os.environ['PATH']}")
-
-    @property
-    def state(self) -> dict:
-        return json.loads((self.folder / "state.json").read_text())
-
-    def write(self, state: dict) -> None:
-        (self.folder / "state.new").write_text(json.dumps(state))
-        os.replace(self.folder / "state.new", self.folder / "state.json")
+        super().__init__(folder, networks)
+        for name, value in self.environment.items():
+            monkeypatch.setenv(name, value)
 
     def on_wifi(self, ssid: str, name: str = "preconfigured") -> None:
         """Connected to ``ssid`` by a profile made before (Raspberry Pi Imager's is "preconfigured")."""
@@ -81,22 +63,6 @@ class FakeNetworkManager:
         state["profiles"][name] = {"type": "802-11-wireless", "device": "wlan0", "ssid": ssid, "password": password}
         state["active"].append(name)
         self.write(state)
-
-    def cabled(self) -> None:
-        """The table on the café's network by its cable: NetworkManager's own profile, an automatic address."""
-        state = self.state
-        state["profiles"]["Wired connection 1"] = {"type": "802-3-ethernet", "device": "eth0",
-                                                   "address": "192.168.1.37/24",
-                                                   "ipv4": {"method": "auto", "addresses": "", "gateway": "", "dns": ""}}
-        state["active"].append("Wired connection 1")
-        state["hostname"] = "raspberrypi"
-        self.write(state)
-
-    def calls(self) -> list[list[str]]:
-        return [json.loads(line) for line in (self.folder / "calls.jsonl").read_text().splitlines()]
-
-    def active(self) -> list[str]:
-        return self.state["active"]
 
 
 # --- Debian's security updates: dpkg, unattended-upgrade and systemctl played by scripts ---------

@@ -1,7 +1,7 @@
 """The first boot from the SD image (docs/dev/first-boot.md): the root helper's ``first-boot``
 act makes the table's secrets on the device and leaves its set-up waiting; its network acts
 (the table's own Wi-Fi, a Wi-Fi joined as a trial) and the time zone, through nmcli played by a
-fake NetworkManager (tests/fake_nmcli.py) that records every call."""
+fake NetworkManager (pi_table/sim/nmcli.py) that records every call."""
 
 from __future__ import annotations
 
@@ -213,7 +213,7 @@ def test_a_wifi_that_cannot_be_joined_leaves_the_table_where_it_was_and_says_why
 
 
 def test_the_fake_nmcli_reads_its_arguments_as_nmcli_does(tmp_path, monkeypatch):
-    """tests/fake_nmcli.py is held to nmcli 1.42.4's grammar (its docstring names the source):
+    """pi_table/sim/nmcli.py is held to nmcli 1.42.4's grammar (its docstring names the source):
     no ``--``; where nmcli calls ``next_arg`` (a Wi-Fi's name in ``device wifi connect``, a
     connection named with no selector), ``-a``/``--ask``/``-s``/``--show-secrets`` are its global
     options, and the next argument takes the place; after a keyword or a selector, a value is read as it is."""

@@ -1,7 +1,7 @@
 """The network beyond Wi-Fi (issue 50, 7): the table's Ethernet given a fixed address (or back to
 an automatic one) and the table's host name, each asked from the staff page and changed by the
 root helper through NetworkManager as a trial: kept once the page is reached again on the new
-address (or name), put back by itself when it is not. nmcli is tests/fake_nmcli.py, which reads
+address (or name), put back by itself when it is not. nmcli is pi_table/sim/nmcli.py, which reads
 its arguments as nmcli 1.42 does."""
 
 from __future__ import annotations

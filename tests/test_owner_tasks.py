@@ -20,7 +20,7 @@ and the production check it skips:
   Skipped: root, the path unit, the helper's own sandbox. An update is taken off the spool and
   not installed: building the release (a venv, pip by hashes), switching and proving it under
   systemd is tests/test_release.py's and tests/test_container.py's.
-- **the machine's programs**: NetworkManager is tests/fake_nmcli.py, the table on a cable;
+- **the machine's programs**: NetworkManager is pi_table/sim/nmcli.py, the table on a cable;
   timedatectl notes the zone asked; unattended-upgrade and dpkg-query patch a dpkg list
   (helpers_machine.DebianMachine). The page reached at the table's new host name goes through Chromium's
   host resolver rule instead of mDNS (avahi on the Pi).

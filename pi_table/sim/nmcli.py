@@ -1,4 +1,5 @@
-"""A stand-in for NetworkManager's ``nmcli``, put first on PATH by tests (``helpers_machine.FakeNetworkManager``):
+"""A stand-in for NetworkManager's ``nmcli``, put first on PATH by a stand-in machine
+(``NetworkManager``: the tests' and ``pi-table stand-in``'s one copy):
 it records each call's arguments (``calls.jsonl``) and plays NetworkManager's answers from a small
 model of it kept in ``state.json`` (both in $FAKE_NM_DIR): the networks in reach and their
 passwords, the connection profiles, the active ones, the radio. Only what pi-table asks is
@@ -16,29 +17,82 @@ two and a beginning of ``ask`` or ``show-secrets``) is taken as its global optio
 argument takes its place; a keyword's value (``password VALUE``) and a connection named after
 its selector (``connection up id NAME``) are read as they are."""
 
+from __future__ import annotations
+
 import fcntl
 import json
 import os
+import shlex
 import sys
 import uuid
 from pathlib import Path
+from typing import Any, NoReturn
 
-FOLDER = Path(os.environ["FAKE_NM_DIR"])
-STATE = FOLDER / "state.json"
+from ..files import read_json
+
+FOLDER_VARIABLE = "FAKE_NM_DIR"
+STATE, CALLS = "state.json", "calls.jsonl"
 
 
-def keep(state: dict) -> None:
+class NetworkManager:
+    """NetworkManager as ``folder`` models it: an ``nmcli`` program there (put it first on PATH,
+    with ``environment``), ``networks`` in reach, each ``(ssid, password)`` ("" for an open one);
+    ``calls()`` are the arguments nmcli was given."""
+
+    def __init__(self, folder: Path, networks: tuple[tuple[str, str], ...] = ()) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        program = folder / "nmcli"
+        program.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m pi_table.sim.nmcli "$@"\n')
+        program.chmod(0o755)
+        self.write({"radio": "off", "profiles": {}, "active": [],
+                    "networks": [{"ssid": ssid, "password": password, "signal": 70 - 10 * n}
+                                 for n, (ssid, password) in enumerate(networks)]})
+        (folder / CALLS).write_text("")
+
+    @property
+    def environment(self) -> dict[str, str]:
+        """What a process needs to call this nmcli: its folder first on PATH, and told the model's."""
+        return {FOLDER_VARIABLE: str(self.folder), "PATH": f"{self.folder}:{os.environ.get('PATH', '/usr/bin:/bin')}"}
+
+    @property
+    def state(self) -> dict[str, Any]:
+        state: dict[str, Any] = read_json((self.folder / STATE).read_text())
+        return state
+
+    def write(self, state: dict[str, Any]) -> None:
+        keep(self.folder, state)
+
+    def cabled(self) -> None:
+        """The table on the café's network by its cable: NetworkManager's own profile, an automatic address."""
+        state = self.state
+        state["profiles"]["Wired connection 1"] = {"type": "802-3-ethernet", "device": "eth0",
+                                                   "address": "192.168.1.37/24",
+                                                   "ipv4": {"method": "auto", "addresses": "", "gateway": "", "dns": ""}}
+        state["active"].append("Wired connection 1")
+        state["hostname"] = "raspberrypi"
+        self.write(state)
+
+    def calls(self) -> list[list[str]]:
+        return [read_json(line) for line in (self.folder / CALLS).read_text().splitlines()]
+
+    def active(self) -> list[str]:
+        active: list[str] = self.state["active"]
+        return active
+
+
+def keep(folder: Path, state: dict[str, Any]) -> None:
     """The model written whole, renamed into place: a reader never sees half of it."""
-    new = STATE.with_name(f"state.{os.getpid()}.json")
+    new = folder / f"state.{os.getpid()}.json"
     new.write_text(json.dumps(state))
-    os.replace(new, STATE)
+    os.replace(new, folder / STATE)
 
 
 def escaped(value: str) -> str:
     return value.replace("\\", "\\\\").replace(":", "\\:")
 
 
-def fail(code: int, line: str) -> None:
+def fail(code: int, line: str) -> NoReturn:
     print(f"Error: {line}", file=sys.stderr)
     sys.exit(code)
 
@@ -62,7 +116,8 @@ class Args:
     the global options it took from among them (``next_arg``)."""
 
     def __init__(self, args: list[str]) -> None:
-        self.args, self.read_as_options = args, []
+        self.args: list[str] = args
+        self.read_as_options: list[str] = []
 
     def next_arg(self) -> None:
         """Past the current argument, then past every one nmcli takes as its global option."""
@@ -80,7 +135,7 @@ class Args:
 
     def keywords(self, known: tuple[str, ...]) -> dict[str, str]:
         """``KEYWORD VALUE`` pairs to the end, each keyword among ``known``."""
-        given = {}
+        given: dict[str, str] = {}
         while self.args:
             if self.args[0] not in known:
                 fail(2, f"invalid extra argument '{self.args[0]}'.")
@@ -101,11 +156,11 @@ class Args:
         return name
 
 
-def main(argv: list[str]) -> None:
-    with open(FOLDER / "calls.jsonl", "a") as log:
+def main(folder: Path, argv: list[str]) -> None:
+    with open(folder / CALLS, "a") as log:
         log.write(json.dumps(argv) + "\n")
-    state = json.loads(STATE.read_text())
-    fields = None
+    state: dict[str, Any] = read_json((folder / STATE).read_text())
+    fields: list[str] = []
     while argv and argv[0].startswith("-"):  # process_command_line: the options before the command
         option = argv.pop(0)
         if option in ("-t", "--terse"):
@@ -119,7 +174,7 @@ def main(argv: list[str]) -> None:
     def wifi_on_device(device: str) -> None:
         state["active"] = [name for name in state["active"] if profiles[name].get("device") != device]
 
-    def row(values: dict) -> str:
+    def row(values: dict[str, object]) -> str:
         return ":".join(escaped(str(values.get(name, ""))) for name in fields)
 
     out: list[str] = []
@@ -169,7 +224,7 @@ def main(argv: list[str]) -> None:
         profiles[name] = {"type": "802-11-wireless", "device": given["ifname"], "ssid": ssid,
                           "password": given.get("password", "")}
         if network.get("password", "") != given.get("password", ""):
-            keep(state)
+            keep(folder, state)
             fail(4, "Connection activation failed: (7) Secrets were required, but not provided.")
         state["active"].append(name)
         out = [f"Device '{given['ifname']}' successfully activated with '{uuid.uuid4()}'."]
@@ -222,7 +277,7 @@ def main(argv: list[str]) -> None:
         ipv4 = profiles[name].get("ipv4", {})
         settings = {**{f"ipv4.{key}": value for key, value in ipv4.items()},
                     "802-11-wireless.ssid": profiles[name].get("ssid", "")}
-        out = [f"{field}:{escaped(settings.get(field, ''))}" for field in fields or ()]
+        out = [f"{field}:{escaped(settings.get(field, ''))}" for field in fields]
     elif argv[:2] == ["general", "hostname"]:  # general.c: the name, or the new one as it is, and no more
         if len(argv) > 3:
             fail(2, "too many arguments.")
@@ -232,11 +287,12 @@ def main(argv: list[str]) -> None:
             out = [state.get("hostname", "localhost")]
     else:
         fail(2, f"argument '{' '.join(argv)}' not understood.")
-    keep(state)
+    keep(folder, state)
     print("\n".join(out))
 
 
 if __name__ == "__main__":
+    FOLDER = Path(os.environ[FOLDER_VARIABLE])
     with open(FOLDER / "state.lock", "w") as lock:  # one call at a time, as NetworkManager answers them:
         fcntl.flock(lock, fcntl.LOCK_EX)  # a page's read beside the helper's change never writes the model back old
-        main(sys.argv[1:])
+        main(FOLDER, sys.argv[1:])
