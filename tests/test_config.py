@@ -270,7 +270,7 @@ def test_a_league_and_the_cafes_name_in_it_go_together(tmp_path, changes):
 # Fuzz: many bad files, each refused with the key named --------------------------------------
 
 WRONG_TYPE = {
-    "str": ["7", "true", "[1]"], "path": ["5", "false"], "usb_id": ["0x239A", '"239A"', '"zz:80F4"'],
+    "str": ["7", "true", "[1]"], "path": ["5", "false"], "machine": ["5", "false"], "usb_id": ["0x239A", '"239A"', '"zz:80F4"'],
     "bool": ['"yes"', "1", "0.0"], "int": ["2.5", '"3"', "true"], "number": ['"fast"', "[1]", "nan", "inf"],
     "pin": ["true", '"17"', "1.5"], "int_list": ['"1,2"', "[1, 2.0]", "[true]"], "int_lists": ["[1, 2]", '[["a"]]'],
     "str_list": ['"t1 t2"', "[1]", '[["t1"]]'],
@@ -408,7 +408,7 @@ def test_mutated_files_are_refused_or_accepted_never_a_traceback(tmp_path):
 EDGE_VALUES = {  # for each kind, values at and past the edges every range check guards
     "int": ["-1", "0", "1", "31", "9999", "99999999999999999999"], "number": ["-1", "0", "0.001", "7.5", "1e9"],
     "pin": ["-1", "0", "2", "18", "40"], "str": ['""', '"zzz"', '"a/b c"', '"mqtt://"', '"00:00-00:00"'],
-    "path": ['"/"', '"' + "p" * 200 + '"'], "usb_id": ['"0:0"', '"FFFFF:1"'], "bool": ["true", "false"],
+    "path": ['"/"', '"' + "p" * 200 + '"'], "machine": ['""', '"/"', '"../machine"'], "usb_id": ['"0:0"', '"FFFFF:1"'], "bool": ["true", "false"],
     "int_list": ["[]", "[-1]", "[0, 0]", "[99]"], "int_lists": ["[]", "[[0]]", "[[0, 1, 2]]", "[[-1, 5]]"],
     "str_list": ["[]", '["t1", "t1"]', '[""]', '["a b"]', '["' + "t" * 65 + '"]'],
     "device": ['"auto"', '"/dev/ttyACM0"', '"/dev/../etc/passwd"', '"COM3"'], "file": ['""', '"/etc/passwd"'],

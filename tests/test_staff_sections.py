@@ -218,7 +218,7 @@ def test_the_desk_the_page_itself_asks_of_is_small_and_each_sections_part_is_its
     protocols = {section.name for section in sections.SECTIONS.values() if getattr(part_of(section), "_is_protocol", False)}
     assert set(sections.SECTIONS) - protocols == {"night", "dashboard"}  # the night's own Recorder; nothing
     assert all(len(taken[name]) <= 9 for name in protocols), taken
-    assert taken["keys"] == {"ask", "spool"} and taken["security"] == {"view", "run_now", "attention", "restarting_run"}
+    assert taken["keys"] == {"ask", "spool", "home", "keyring"} and taken["security"] == {"view", "run_now", "attention", "restarting_run"}
     assert taken["dashboard"] == set()
     registered = [part.section for part in staff_parts.PARTS]
     assert len(registered) == len(set(registered))

@@ -146,7 +146,7 @@ def test_the_table_asks_after_its_night_and_its_page_shows_the_sticks_last_backu
     from pi_table.daemon import backup
     from pi_table.daemon.backup import Nightly
     from pi_table.daemon.offsite_desk import OffsiteDesk
-    from pi_table.daemon.root_helper import RootHelper
+    from pi_table.daemon.root_helper import Machine, RootHelper
     from pi_table.daemon.run import Daemon
 
     machine = StickMachine(tmp_path, SD_CARD, USB_STICK)
@@ -156,8 +156,8 @@ def test_the_table_asks_after_its_night_and_its_page_shows_the_sticks_last_backu
     backup.new_key(config)  # the set-up's: the card's nightly backup is sealed, so it may leave
     spool = tmp_path / "spool"
     spool.mkdir()
-    root = RootHelper(spool=spool)
-    root.home, root.helper_missing = machine.helper.releases.home, lambda: None
+    root = RootHelper(Machine(spool, machine.helper.releases.home, tmp_path / "keys", tmp_path / "reboot-required",
+                              tmp_path / "mosquitto", 8883, stand_in=True))
     table = SimpleNamespace(helper=root)
     desk = OffsiteDesk(SimpleNamespace(config=config), root)
     made = Nightly(config, copies=(lambda config, made: Daemon._to_stick(table, config, made),)).tick()

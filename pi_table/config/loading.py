@@ -224,6 +224,7 @@ def _group(text: str, base: str) -> str:
 NAMED: dict[str, Callable[[str, str], str]] = {
     "device": _device, "file": _file, "secret": _secret, "deck": _deck, "group": _group,
     "path": lambda text, base: Folder.parse(text, base).path,
+    "machine": lambda text, base: text and Folder.parse(text, base).path,
     "address": lambda text, base: str(Address.parse(text)) and text,
     "url": lambda text, base: text and Url.parse(text, ("http", "https")).text,
     "broker": lambda text, base: text and Url.parse(text, ("mqtt", "mqtts"), users=True).text,

@@ -85,7 +85,7 @@ class Range:
 
 NAMING = {"device": N_("a device"), "usb_id": N_("a device"), "file": N_("a file"), "deck": N_("a file"),
           "secret": N_("a secret file"),
-          "path": N_("a folder"), "group": N_("a group of this machine"), "address": N_("an address of this machine"),
+          "path": N_("a folder"), "machine": N_("a folder"), "group": N_("a group of this machine"), "address": N_("an address of this machine"),
           "url": N_("a host, by its URL"), "broker": N_("a host, by its URL")}
 """The kinds whose value names something outside the table's memory (``pi_table.kinds``), and
 what: a key of these kinds is the owner's, for whoever names a device, a file, a folder or a
@@ -280,6 +280,8 @@ OPTIONS = (
            label=N_("Control socket")),
     Option("paths", "socket_group", "pi-table", "group", N_("the group allowed on the socket ('' keeps the user's)"),
            label=N_("Control socket group")),
+    Option("paths", "machine", "", "machine", N_("a stand-in machine's folder for a table in a folder, where pi-table stand-in plays the root helper ('': this computer's own)"),
+           label=N_("Stand-in machine")),
     Option("paths", "keep_games", 200, "int", N_("finished games kept in the journal directory"),
            label=N_("Finished games kept"), range=Range(1, 100_000), unit=N_("games"), owner=True),
     Option("paths", "keep_mb", 50, "number", N_("at most this many megabytes of finished games"),
@@ -319,6 +321,7 @@ EXPECTED = {
     "number": N_("a number"),
     "pin": N_("a GPIO number or false"),
     "path": N_("a path (a string)"),
+    "machine": N_("a folder's path, or '' for this computer's own"),
     "device": N_("'auto' or a serial device's path under /dev"),
     "file": N_("a file in the configuration's folder, or '' for none"),
     "secret": N_("a file in the table's secrets folder (files beside the configuration), or '' for none"),

@@ -49,6 +49,7 @@ class Paths:
     socket: Path
     socket_group: str | None
     retention: Retention
+    machine: Path | None = None  # a stand-in machine's folder (``pi-table stand-in``); None: this computer's own
 
 
 def user_paths(environ: Mapping[str, str] = os.environ, retention: Retention | None = None) -> Paths:
@@ -707,5 +708,6 @@ def _paths(v: Values) -> Paths:
         socket=socket,
         socket_group=v.text("paths.socket_group") or None,
         retention=Retention(keep_games=keep_games, keep_bytes=int(keep_mb * 1024 * 1024)),
+        machine=Path(machine) if (machine := v.text("paths.machine")) else None,
     )
 

@@ -147,7 +147,9 @@ class FirstBoot:
                       "turn them on, or set it up with pi-table set-staff-pin and set-owner-passphrase")
             return None
         log.warning("the table waits for its set-up: its screen shows the set-up page's code")
-        return cls(daemon, waiting, folder)
+        from .root_helper import Machine
+
+        return cls(daemon, waiting, folder, home=Machine.of(config).home)
 
     # --- the screen and the network, while the table waits ------------------------------------
 

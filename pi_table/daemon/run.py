@@ -214,13 +214,14 @@ class Daemon:
         degraded = [name for name, health in self.devices.health.items() if health.startswith("not working")]
         state = f"degraded: {', '.join(degraded)} not working" if degraded else "up"
         self.notifier.ready(f"table {state}; game {self.session.id}")
-        from .root_helper import RootHelper
+        from .root_helper import Machine, RootHelper
         from .security import SecurityUpdates  # after READY: it reads the releases' notes
 
         # the helper before what reads its notes: the notifications' first look (which holds back
         # the runs before it as old news) and the schedule, and before the pages that ask it
-        self.helper = RootHelper()
-        self.security = SecurityUpdates(self)
+        self.helper = RootHelper(Machine.of(self.config))
+        machine = self.helper.machine
+        self.security = SecurityUpdates(self, machine.home, reboot_flag=machine.reboot_flag)
         if self.lock is not None:  # before the pages: their section sends its tests through it
             from .notices import Watch
 

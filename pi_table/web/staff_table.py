@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..engine.phrase import Phrase, Text
+from ..release.keys import Keyring
+from ..release.layout import HOME
 from .auth import (
     Recovery,
 )
@@ -82,6 +84,8 @@ class Helper(Protocol):
     """The root helper, as the sections that ask it for something see it (``daemon.root_helper``)."""
 
     spool: Path  # where it takes its requests
+    home: Path  # where it notes how its acts ended
+    keyring: Keyring  # the release keys it checks an update against
 
     def ask(self, act: str, **args: str) -> Text | None:
         """Leave ``act`` for the helper; None, or why it could not be asked."""
@@ -126,6 +130,8 @@ class FakeHelper:
     in ``calls`` (its arguments after it), and none is refused."""
 
     spool = Path("/nonexistent/pi-table-spool")  # where a root helper would take its requests: none here
+    home = HOME  # where it would note its acts: a Pi's, absent here
+    keyring = Keyring()
 
     def __init__(self, calls: list[str]) -> None:
         self.calls = calls

@@ -17,8 +17,6 @@ from aiohttp import web
 
 from ...engine.phrase import N_, Phrase
 from ...release import ReleaseError, last_act, requests
-from ...release.keys import KEYRING, Keyring
-from ...release.layout import HOME
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner, staff
@@ -60,7 +58,7 @@ class KeysSection(Section[Helper], name="keys", script="keys.js", texts=TEXTS):
     def __init__(self, page: StaffPage, table: Helper) -> None:
         super().__init__(page, table)
         self.helper = table
-        self.keyring, self.home = Keyring(KEYRING), HOME
+        self.keyring, self.home = table.keyring, table.home
 
     def routes(self) -> list[Route]:
         return [staff("GET", "/staff/api/keys", self._view),  # names and fingerprints: public keys are public

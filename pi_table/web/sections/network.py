@@ -17,7 +17,7 @@ from aiohttp import web
 
 from ...engine.phrase import N_, Phrase
 from ...release import ReleaseError, last_act, network, requests
-from ...release.layout import HOME, Releases
+from ...release.layout import Releases
 from ...ui.i18n import say
 from ..auth import Session
 from ..roles import Route, owner, staff
@@ -59,7 +59,7 @@ class NetworkSection(Section[Helper], name="network", script="network.js", texts
 
     def __init__(self, page: StaffPage, table: Helper) -> None:
         super().__init__(page, table)
-        self.helper, self.home = table, HOME
+        self.helper, self.home = table, table.home
 
     def routes(self) -> list[Route]:
         return [staff("GET", "/staff/api/network", self._view),  # the host name and addresses; a trial kept when reached

@@ -12,7 +12,6 @@ from aiohttp import web
 
 from ...engine.phrase import N_
 from ...release.desk import network_view
-from ...release.layout import HOME
 from ...release.network import password_problem, ssid_problem
 from ...ui.i18n import say, translation
 from ..auth import Session
@@ -47,7 +46,7 @@ class WifiSection(Section[Helper], name="wifi", script="wifi.js", texts=TEXTS):
 
     def __init__(self, page: StaffPage, table: Helper) -> None:
         super().__init__(page, table)
-        self.helper, self.home = table, HOME
+        self.helper, self.home = table, table.home
 
     def routes(self) -> list[Route]:
         return [staff("GET", "/staff/api/wifi", self._view),  # the network, the networks in reach, the last Wi-Fi act
