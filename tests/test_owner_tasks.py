@@ -210,10 +210,7 @@ class OwnersTable:
         done = run_first_boot(self.config)
         assert done.returncode == 0, done.stderr
         self.nm = FakeNetworkManager(folder / "nm", monkeypatch, networks=(WIFI,))
-        self.nm.cabled()
-        radio = self.nm.state
-        radio["radio"] = "on"  # its Wi-Fi on, and not connected: the cable is
-        self.nm.write(radio)
+        self.nm.on_cable()  # its Wi-Fi on, and not connected: the cable is
         self.machine = DebianMachine(folder / "system")
         self.calls = folder / "systemctl.calls"
         systemctl = program(folder / "systemctl", f'echo "$*" >> {self.calls}\n[ "$1" = show ] && echo active\nexit 0\n')

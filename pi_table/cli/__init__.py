@@ -56,7 +56,7 @@ def _columns() -> int:
 
 GROUPS = {
     "play": ("sim", "render", "key"),
-    "service": ("run",),
+    "service": ("run", "stand-in"),
     "control": ("status", "new-game", "undo", "release-seat", "history", "set-staff-pin", "set-owner-passphrase",
                 "check-config"),
     "board": ("selftest", "tune", "emulate-board"),

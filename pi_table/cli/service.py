@@ -18,6 +18,14 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     device_options(run, "every device simulated, headless")
     run.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
     run.set_defaults(func=_run)
+    stand_in = commands.add_parser("stand-in", help="run a table in a folder on a stand-in machine, its root "
+                                                    "helper's acts on simulated programs (docs/cafe/try.md)")
+    device_options(stand_in, "every device simulated, headless")
+    stand_in.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
+    stand_in.set_defaults(func=_stand_in)
+
+
+EXIT_REFUSED = 77  # sysexits' EX_NOPERM: a stand-in machine is never run here
 
 
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -29,6 +37,26 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.config is None:
         config = own_table(args, config)
     return serve(config, args.hal, args.touch_port, under_trial)
+
+
+def _stand_in(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    import sys
+
+    from ..config import DEFAULT_PATH, ConfigError
+    from ..daemon import logs
+    from ..daemon.stand_in import Refused, main
+
+    logs.setup(args.log_level)
+    run = ["--hal", args.hal, "--log-level", args.log_level,
+           *(["--touch-port", str(args.touch_port)] if args.touch_port is not None else [])]
+    try:
+        return main(args.config or DEFAULT_PATH, run)
+    except ConfigError as e:
+        tell(args, e)
+        raise Unconfigured from e
+    except Refused as e:
+        print(f"pi-table {args.command}: {e}", file=sys.stderr)
+        return EXIT_REFUSED
 
 
 def _start(args: argparse.Namespace) -> tuple[Config, Trial | None]:

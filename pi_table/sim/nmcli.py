@@ -39,16 +39,29 @@ class NetworkManager:
     with ``environment``), ``networks`` in reach, each ``(ssid, password)`` ("" for an open one);
     ``calls()`` are the arguments nmcli was given."""
 
-    def __init__(self, folder: Path, networks: tuple[tuple[str, str], ...] = ()) -> None:
+    def __init__(self, folder: Path, networks: tuple[tuple[str, str], ...] = (), fresh: bool = True) -> None:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         program = folder / "nmcli"
         program.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m pi_table.sim.nmcli "$@"\n')
         program.chmod(0o755)
-        self.write({"radio": "off", "profiles": {}, "active": [],
-                    "networks": [{"ssid": ssid, "password": password, "signal": 70 - 10 * n}
-                                 for n, (ssid, password) in enumerate(networks)]})
-        (folder / CALLS).write_text("")
+        if fresh:
+            self.write({"radio": "off", "profiles": {}, "active": [],
+                        "networks": [{"ssid": ssid, "password": password, "signal": 70 - 10 * n}
+                                     for n, (ssid, password) in enumerate(networks)]})
+            (folder / CALLS).write_text("")
+
+    @classmethod
+    def kept(cls, folder: Path) -> NetworkManager:
+        """The model ``folder`` already holds, as the last run left it."""
+        return cls(folder, fresh=False)
+
+    def on_cable(self) -> None:
+        """A table on the café's network by its cable, its Wi-Fi's radio on and not connected."""
+        self.cabled()
+        state = self.state
+        state["radio"] = "on"
+        self.write(state)
 
     @property
     def environment(self) -> dict[str, str]:
