@@ -18,6 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+STAND_INS: set[object] = set()
+"""The tables of this process whose computer is a stand-in machine (``daemon.stand_in``): while
+there is one, every page says the table is simulated (``web.document.simulated``)."""
 THROTTLED = "sys/devices/platform/soc/soc:firmware/get_throttled"
 THERMAL = "sys/class/thermal"
 MB = 1024 * 1024

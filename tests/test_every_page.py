@@ -7,12 +7,14 @@ width), one ``main`` landmark, and never reload itself (a ``<meta http-equiv="re
 
 from __future__ import annotations
 
+import html
 import re
 
 from pi_table.config import broker as broker_config
 from pi_table.fleet.dashboard import Dashboard, hash_password
 from pi_table.fleet.league_page import LeaguePage
 from pi_table.release.first_boot import pending
+from pi_table.ui.i18n import translation
 from pi_table.web.runner import ServerThread
 
 from helpers_fleet import two_cafes_season
@@ -88,3 +90,37 @@ def test_every_page_of_the_tables_own_server_is_the_kits(tmp_path):
         service.close()
     assert faults == []
     assert pages >= 4, pages  # the phones' page, a phone's refused, the staff page, the set-up page
+
+
+def test_every_page_of_a_table_on_a_stand_in_machine_says_it_is_simulated_in_its_language(tmp_path, monkeypatch):
+    """The kit's mark (``web.document.simulated``): while a table of this process is on a stand-in
+    machine (``daemon.stand_in``), every page of every server says so first, in the page's language."""
+    from pi_table import host
+    from pi_table.web import document
+
+    marks = {"en": document.SIMULATED, "it": translation("it").gettext(document.SIMULATED)}
+    assert marks["it"] != marks["en"]
+    monkeypatch.setattr(host, "STAND_INS", {"a table on a stand-in"})
+    unmarked, seen = [], {"en": 0, "it": 0}
+    for lang in ("en", "it"):
+        (tmp_path / lang).mkdir()
+        table = StaffTable(tmp_path / lang, dealt_key(), lang=lang)
+        try:
+            companion = table.daemon.companion
+            assert companion is not None
+            for path, _, status, _, page in pages_of(companion, companion.port):
+                page_lang = re.search(r'<html lang="(\w+)">', page)[1]
+                seen[page_lang] += 1
+                if f'<body>\n<p class="simulated" role="note">{html.escape(marks[page_lang])}</p>' not in page:
+                    unmarked.append(f"{path} ({status}, {page_lang})")
+        finally:
+            table.close()
+    dashboard = Dashboard(NO_BROKER, "127.0.0.1", 0, hash_password(PASSWORD), client_id="every-page-stand-in")
+    with running(dashboard):
+        for path, _, status, _, page in pages_of(dashboard, dashboard.port):
+            if f'<p class="simulated" role="note">{html.escape(marks["en"])}</p>' not in page:
+                unmarked.append(f"{path} ({status}, the dashboard)")
+    assert unmarked == []
+    assert seen["en"] >= 2 and seen["it"] >= 2, seen
+    monkeypatch.setattr(host, "STAND_INS", set())
+    assert document.simulated("en") == ""  # a table on its own computer: no mark

@@ -14,10 +14,12 @@ import pytest
 
 from pi_table.config import load_config
 from pi_table.daemon.root_helper import Machine
+from pi_table.host import STAND_INS
 from pi_table.release import broker, keys, layout, requests, system
 
 from helpers import wait_for
 from helpers_tables import InProcessDaemon
+from walk import asked
 
 CONFIG = '[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n'
 
@@ -50,8 +52,11 @@ def test_every_part_of_a_table_on_a_stand_in_reads_the_stand_ins_folder(tmp_path
         assert sections["keys"].keyring.folder == folder / "keys"  # type: ignore[attr-defined]
         desk = sections["broker"].table
         assert (desk.home, desk.etc, desk.port) == (folder / "opt", folder / "mosquitto" / "etc", 18883)
+        assert daemon in STAND_INS  # every page says the table is simulated (test_every_page.py)
+        assert '<p class="simulated" role="note">Simulated table:' in asked(daemon.companion.port, "/")[2]
     finally:
         table.close()
+    assert daemon not in STAND_INS
 
 
 def test_a_stand_in_machine_is_a_folder_of_the_tables_own(tmp_path):

@@ -37,6 +37,7 @@ from ..errors import PiTableError
 from ..files import SETUP_PENDING
 from ..hal import DeafCards, Event
 from ..hal.events import DEVICE_NEWS, NONE_DEAF
+from ..host import STAND_INS
 from ..table import Session
 from ..table.loop import REFUSALS, EventLoop, LoopSettings, NotAnswering
 from ..table.loops import loop_class
@@ -221,6 +222,8 @@ class Daemon:
         # the runs before it as old news) and the schedule, and before the pages that ask it
         self.helper = RootHelper(Machine.of(self.config))
         machine = self.helper.machine
+        if machine.stand_in:  # every page says so, until the table closes
+            STAND_INS.add(self)
         self.security = SecurityUpdates(self, machine.home, reboot_flag=machine.reboot_flag)
         if self.lock is not None:  # before the pages: their section sends its tests through it
             from .notices import Watch
@@ -374,6 +377,7 @@ class Daemon:
         if self.notices is not None:
             self.notices.stop()
         self.notifier.stopping()
+        STAND_INS.discard(self)
         self.control.stop()
         if self.phones.starting is not None:
             self.phones.starting.join(timeout=5)

@@ -22,7 +22,20 @@ import html
 import os
 from pathlib import Path
 
+from .. import host
+from ..engine.phrase import N_
+from ..ui.i18n import translation
+
 NO_REFERRER = '<meta name="referrer" content="no-referrer">\n'
+SIMULATED = N_("Simulated table: its computer is a stand-in machine, so its Wi-Fi, updates, power and USB stick "
+               "are simulated, and nothing here changes a real table.")
+
+
+def simulated(lang: str) -> str:
+    """The mark every page of a table on a stand-in machine carries, in ``lang``; '' for any other."""
+    if not host.STAND_INS:
+        return ""
+    return f'<p class="simulated" role="note">{html.escape(translation(lang).gettext(SIMULATED))}</p>\n'
 
 
 def document(lang: str, title: str, body: str, head: str = "", referrer: bool = False) -> str:
@@ -37,7 +50,7 @@ def document(lang: str, title: str, body: str, head: str = "", referrer: bool = 
             f"<title>{html.escape(title)}</title>\n"
             f"{head}"
             "</head>\n"
-            f"<body>\n{body}</body>\n"
+            f"<body>\n{simulated(lang)}{body}</body>\n"
             "</html>\n")
 
 
