@@ -118,8 +118,19 @@ def test_the_stand_in_machine_plays_the_helpers_acts_for_a_table_in_a_folder(tmp
         assert notes.note(act_note("wifi"))["outcome"] == "done", notes.note(act_note("wifi"))
         state = json.loads((machine.home.parent / "network-manager" / "state.json").read_text())
         assert any(state["profiles"][name].get("ssid") == "Cafe" for name in state["active"])
+        assert helper.ask("security") is None  # Debian's patches waiting: applied, the table restarted on them
+        wait_for(lambda: (notes.note(system.NOTE) or {}).get("outcome") is not None, "the security updates", timeout=120)
+        assert notes.note(system.NOTE)["outcome"] == "done", notes.note(system.NOTE)
+        assert machine.reboot_flag.exists()  # libc6 was patched: a reboot is due
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "owner@cafe", "-f", str(tmp_path / "owner")],
+                       check=True)
+        assert helper.ask("keys-add", name="owner", key=(tmp_path / "owner.pub").read_text().strip()) is None
+        wait_for(lambda: (notes.note(act_note("keys-add")) or {}).get("outcome") is not None, "the key added", timeout=30)
+        assert notes.note(act_note("keys-add"))["outcome"] == "done", notes.note(act_note("keys-add"))
+        assert (machine.keys / "allowed_signers").read_text().startswith("owner ")
         assert helper.ask("reboot") is None
         wait_for(lambda: tables() and tables() != first and up(), "the table started again after the reboot", timeout=60)
+        assert not machine.reboot_flag.exists()  # /run emptied by the reboot
         assert helper.ask("poweroff") is None
         assert stand_in.wait(timeout=60) == 0 and tables() == []
     finally:

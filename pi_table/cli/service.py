@@ -22,7 +22,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
                                                     "helper's acts on simulated programs (docs/cafe/try.md)")
     device_options(stand_in, "every device simulated, headless")
     stand_in.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
-    stand_in.set_defaults(func=_stand_in)
+    stand_in.set_defaults(func=_stand_in, hal="sim")  # a stand-in machine is never a Pi
 
 
 EXIT_REFUSED = 77  # sysexits' EX_NOPERM: a stand-in machine is never run here
