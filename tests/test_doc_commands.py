@@ -24,6 +24,7 @@ import termios
 import threading
 import time
 import tomllib
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -397,6 +398,7 @@ def try_the_table(page: Reading, home: Path, terminal: Callable[[], Terminal]) -
         assert "Traceback" not in running.output, running.output[-3000:]
 
     set_up_from_the_set_up_page(page, home, first, staff.lang, port)
+    owners_tasks_on_a_stand_in(page, home, first, staff.lang, port)
     page.done()
 
 
@@ -437,6 +439,47 @@ def set_up_from_the_set_up_page(page: Reading, home: Path, terminal: Terminal, l
     with urllib.request.urlopen(request, timeout=20) as answer:
         assert json.loads(answer.read())["ok"]
     assert terminal.ended() == 3  # restarting on its settings
+
+
+def owners_tasks_on_a_stand_in(page: Reading, home: Path, terminal: Terminal, lang: str, port: int) -> None:
+    """try.md's step 7: the first table named its stand-in machine's folder and started on it
+    (``pi-table stand-in``); the owner joins the café's Wi-Fi from the staff page, reads that the
+    table is simulated, restarts the computer (the table starts again) and shuts it down (the
+    stand-in ends)."""
+    from pi_table.ui.i18n import translation
+    from pi_table.web.document import SIMULATED
+
+    config = next(path for path in home.glob("*/config.toml")
+                  if tomllib.loads(path.read_text(encoding="utf-8"))["web"]["port"] == port)  # the first table's
+    edit_as_the_page_says(config, page.next("toml"))
+    (line,) = page.next().commands
+    terminal.type(line)
+    staff = Staff(f"http://127.0.0.1:{port}", lang=lang)
+
+    def logged_in() -> bool:
+        try:
+            return staff.login()[0] == 200
+        except OSError:  # the table not up yet, or starting again
+            return False
+
+    wait_for(logged_in, "the staff page of the table on its stand-in machine", timeout=60, every=0.5,
+             explain=lambda: f"\nthe terminal:\n{terminal.since()[-2000:]}")
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/staff", timeout=10) as answer:
+        assert translation(lang).gettext(SIMULATED) in answer.read().decode()
+    staff.as_owner()
+    assert staff.call("POST", "/staff/api/wifi", {"ssid": "Cafe", "password": "espresso-42"})[0] == 202
+
+    def joined() -> object:
+        last = staff.call("GET", "/staff/api/wifi")[1]["last"]
+        return last and last["outcome"]
+
+    assert wait_for(joined, "the café's Wi-Fi joined", timeout=60) == "done"
+    assert staff.call("POST", "/staff/api/power", {"act": "reboot"})[0] == 202
+    wait_for(lambda: not logged_in(), "the table stopped for the reboot", timeout=30, every=0.2)
+    wait_for(logged_in, "the table started again after the reboot", timeout=60, every=0.5)
+    staff.as_owner()  # a start locks the owner's actions again
+    assert staff.call("POST", "/staff/api/power", {"act": "poweroff"})[0] == 202
+    assert terminal.ended() == 0  # the stand-in ends with the table
 
 
 def edit_as_the_page_says(config: Path, block: Block) -> None:
