@@ -7,10 +7,10 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
+from pi_table.sim.machine import PATCHED, debian, lsblk_listing, program
 from pi_table.sim.nmcli import NetworkManager
 
 from helpers import ROOT, require_tools, wait_for
@@ -67,16 +67,6 @@ class FakeNetworkManager(NetworkManager):
 
 # --- Debian's security updates: dpkg, unattended-upgrade and systemctl played by scripts ---------
 
-BEFORE = "openssl:arm64\t3.0.11-1~deb12u2\nlibc6:arm64\t2.36-9+deb12u4\nbase-files:arm64\t12.4+deb12u5\n"
-PATCHED = "openssl:arm64\t3.0.15-1~deb12u1\nlibc6:arm64\t2.36-9+deb12u9\nbase-files:arm64\t12.4+deb12u5\n"
-
-
-def program(path: Path, body: str) -> str:
-    path.write_text("#!/bin/sh\n" + textwrap.dedent(body))
-    path.chmod(0o755)
-    return str(path)
-
-
 class DebianMachine:
     """A Debian system in ``folder``: its dpkg database as dpkg-query prints it, an
     unattended-upgrade that patches it (and leaves the reboot flag), systemctl and the table's
@@ -92,23 +82,11 @@ class DebianMachine:
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
         self.db = folder / "dpkg"
-        self.db.write_text(BEFORE)
-        (folder / "patched").write_text(patched)
         self.flag = folder / "run" / "reboot-required"
         self.flag.parent.mkdir()
         calls = folder / "calls"
         self.calls = calls
-        query = program(folder / "dpkg-query", f"""\
-            echo "dpkg-query $*" >> {calls}
-            while read -r package version; do printf 'ii \\t%s\\t%s\\n' "$package" "$version"; done < {self.db}
-            """)
-        flag = f'echo "libc6" > {self.flag}.pkgs; touch {self.flag}' if reboot else ":"
-        upgrade = program(folder / "unattended-upgrade", f"""\
-            echo "unattended-upgrade $*" >> {calls}
-            if [ {upgrade_exit} -ne 0 ]; then echo "E: Could not get lock /var/lib/dpkg/lock-frontend" >&2; exit {upgrade_exit}; fi
-            cp {folder / "patched"} {self.db}
-            {flag}
-            """)
+        query, upgrade = debian(folder, self.flag, calls, patched, upgrade_exit, reboot)
         systemctl = program(folder / "systemctl", f'echo "systemctl $*" >> {calls}\n')
         answer = json.dumps({"version": "1.4.0", "healthy": {"ok": healthy}})
         self.status = [program(folder / "status", f"echo '{answer}'\n")]
@@ -181,16 +159,6 @@ class MosquittoUnit:
 
 
 # --- a USB stick and the root helper's stand-ins for it (test_stick, test_notices, the set-up from a stick) ---
-
-USB_STICK = {"name": "sdb", "path": "/dev/sdb", "type": "disk", "tran": "usb", "rm": True, "hotplug": True,
-             "fstype": None, "label": None, "mountpoint": None,
-             "children": [{"name": "sdb1", "path": "/dev/sdb1", "type": "part", "tran": None, "rm": True,
-                           "hotplug": True, "fstype": "vfat", "label": "CAFE", "mountpoint": None}]}
-
-
-def lsblk_listing(*disks) -> str:
-    """What ``lsblk --json`` prints of ``disks``."""
-    return json.dumps({"blockdevices": list(disks)})
 
 
 class StickMachine:

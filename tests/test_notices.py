@@ -22,10 +22,11 @@ import pytest
 from pi_table.daemon import backup, notices, offsite
 from pi_table.files import write_private
 from pi_table.hal.events import not_working
+from pi_table.sim.machine import USB_STICK
 
 from helpers import wait_for
 from helpers_games import dealt_key
-from helpers_machine import USB_STICK, StickMachine
+from helpers_machine import StickMachine
 from helpers_staff import STAFF_CONFIG, Staff
 from helpers_tables import InProcessDaemon, StaffTable, again, restarted
 

@@ -53,10 +53,11 @@ from pi_table.release import helper, network, requests
 from pi_table.release.first_boot import pending
 from pi_table.release.keys import Keyring
 from pi_table.release.layout import Releases
+from pi_table.sim.machine import program
 from pi_table.web.document import zone_now
 
 from helpers import ROOT, require_tools, wait_for
-from helpers_machine import DebianMachine, FakeNetworkManager, MosquittoUnit, program
+from helpers_machine import DebianMachine, FakeNetworkManager, MosquittoUnit
 from helpers_release import signed_bundle
 from helpers_staff import owner_unlocked
 from helpers_tables import run_first_boot, service_daemon

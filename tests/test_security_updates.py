@@ -17,9 +17,10 @@ import pytest
 from pi_table.config.settings import Schedule
 from pi_table.release import ReleaseError, desk, helper, requests, system
 from pi_table.release.layout import Releases
+from pi_table.sim.machine import BEFORE
 from pi_table.web import acts
 
-from helpers_machine import BEFORE, DebianMachine
+from helpers_machine import DebianMachine
 
 
 def test_the_security_updates_are_applied_and_what_changed_and_a_reboot_due_are_noted(tmp_path):

@@ -20,9 +20,10 @@ from pi_table.daemon import backup
 from pi_table.release import helper
 from pi_table.release.first_boot import DONE, PENDING
 from pi_table.release.service_user import ServiceUser
+from pi_table.sim.machine import USB_STICK
 
 from helpers import wait_for
-from helpers_machine import USB_STICK, FakeNetworkManager, StickMachine, old_table_backup, stick_holding
+from helpers_machine import FakeNetworkManager, StickMachine, old_table_backup, stick_holding
 from helpers_phones import call
 from helpers_release import member, packed
 from helpers_staff import STAFF_PIN, Staff
@@ -53,7 +54,7 @@ class StickTable(FreshTable):
 
 
 def helper_program(path, started):
-    from helpers_machine import program
+    from pi_table.sim.machine import program
 
     return program(path, f'echo "$3" >> {started}\n')  # systemctl start --no-block UNIT
 

@@ -18,8 +18,9 @@ from pi_table.release.desk import said
 from pi_table.release.keys import Keyring
 from pi_table.release.layout import ReleaseError, Releases, act_note
 from pi_table.release.service_user import ServiceUser
+from pi_table.sim.machine import USB_STICK, lsblk_listing, program
 
-from helpers_machine import USB_STICK, StickMachine, lsblk_listing, program, stick_holding
+from helpers_machine import StickMachine, stick_holding
 
 SD_CARD = {"name": "mmcblk0", "path": "/dev/mmcblk0", "type": "disk", "tran": None, "rm": False, "hotplug": False,
            "fstype": None, "label": None, "mountpoint": None,

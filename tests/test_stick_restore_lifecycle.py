@@ -31,8 +31,9 @@ from pi_table.daemon.first_boot import FirstBoot
 from pi_table.engine.phrase import Phrase
 from pi_table.release import helper, requests, stick
 from pi_table.release.first_boot import new_pending
+from pi_table.sim.machine import USB_STICK
 
-from helpers_machine import USB_STICK, StickMachine, old_table_backup
+from helpers_machine import StickMachine, old_table_backup
 from helpers_release import member, packed
 from helpers_staff import STAFF_CONFIG
 

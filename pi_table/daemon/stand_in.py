@@ -13,7 +13,6 @@ installed (/opt/pi-table, /etc/pi-table-keys), where a table has the real helper
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import pwd
@@ -35,6 +34,7 @@ from ..release.broker import Broker
 from ..release.keys import KEYRING, Keyring
 from ..release.layout import HOME, Releases
 from ..release.service_user import USER, ServiceUser
+from ..sim.machine import USB_STICK, debian, lsblk_listing, program
 from ..sim.nmcli import NetworkManager
 from ..ui.i18n import say
 from .restarts import EXIT_RESTART
@@ -44,13 +44,6 @@ log = logging.getLogger(__name__)
 
 NETWORKS = (("Cafe", "espresso-42"), ("Cafe-Guests", ""))
 """The Wi-Fi networks in the stand-in's reach: the café's (its password as docs/cafe/try.md gives it) and an open one."""
-PATCHES = "openssl:arm64\t3.0.15-1~deb12u1\nlibc6:arm64\t2.36-9+deb12u9\n"
-INSTALLED = "openssl:arm64\t3.0.11-1~deb12u2\nlibc6:arm64\t2.36-9+deb12u4\n"
-USB_STICK = {"name": "sdb", "path": "/dev/sdb", "type": "disk", "tran": "usb", "rm": True, "hotplug": True,
-             "fstype": None, "label": None, "mountpoint": None,
-             "children": [{"name": "sdb1", "path": "/dev/sdb1", "type": "part", "tran": None, "rm": True,
-                           "hotplug": True, "fstype": "vfat", "label": "CAFE", "mountpoint": None}]}
-"""A USB stick as ``lsblk --json`` lists it: the stand-in's stick is its ``usb-stick`` folder."""
 POLL_S = 0.2
 
 
@@ -73,12 +66,6 @@ def refusal(machine: Path | None, uid: int | None = None, installed: Sequence[Pa
         return Phrase.of(N_("pi-table is installed on this computer ({found}): its table has the real root helper, "
                             "and a stand-in machine never runs on it"), found=", ".join(found) or f"the user {USER}")
     return None
-
-
-def program(path: Path, body: str) -> str:
-    path.write_text("#!/bin/sh\n" + body)
-    path.chmod(0o755)
-    return str(path)
 
 
 class StandIn:
@@ -106,19 +93,11 @@ class StandIn:
         self.calls.touch()
         systemctl = program(bin_ / "systemctl", f'echo "$*" >> "{self.calls}"\n[ "$1" = show ] && echo active\nexit 0\n')
         timedatectl = program(bin_ / "timedatectl", f'echo "$*" >> "{folder / "timedatectl.calls"}"\n')
-        debian = folder / "debian"
-        debian.mkdir(exist_ok=True)
-        if not (debian / "dpkg").exists():
-            (debian / "dpkg").write_text(INSTALLED)
-        (debian / "patched").write_text(PATCHES)
-        query = program(bin_ / "dpkg-query", f'while read -r package version; do printf \'ii \\t%s\\t%s\\n\' '
-                                             f'"$package" "$version"; done < "{debian / "dpkg"}"\n')
+        (folder / "debian").mkdir(exist_ok=True)
         self.machine.reboot_flag.parent.mkdir(parents=True, exist_ok=True)
-        upgrade = program(bin_ / "unattended-upgrade", f'cp "{debian / "patched"}" "{debian / "dpkg"}"\n'
-                                                       f'echo libc6 > "{self.machine.reboot_flag}.pkgs"\n'
-                                                       f'touch "{self.machine.reboot_flag}"\n')
+        query, upgrade = debian(folder / "debian", self.machine.reboot_flag, folder / "debian" / "calls")
         listing = folder / "lsblk.json"
-        listing.write_text(json.dumps({"blockdevices": [USB_STICK]}))
+        listing.write_text(lsblk_listing(USB_STICK))
         (folder / "usb-stick").mkdir(exist_ok=True)
         self.acts = helper.Helper(
             Releases(self.machine.home), Keyring(self.machine.keys), ServiceUser(None), (systemctl,), (timedatectl,),
