@@ -38,7 +38,7 @@ pytestmark = [pytest.mark.tool, pytest.mark.slow]
 
 # The extras of libraries the table's own modules use, whose floors are pinned too; the tools'
 # extras are not the table's. An extra in neither list fails the test until it is placed.
-EXTRAS = ("screen", "gpio", "leds-pi4", "leds-pi5", "cards")
+EXTRAS = ("screen", "gpio", "leds-pi4", "leds-pi5", "cards", "clues")
 TOOLS = ("emulator", "test", "dev", "docs")
 BUILD = ("setuptools>=70.1", "babel>=2.12")  # builds this checkout in the venv without fetching a build environment
 # Modules not imported: each needs what no table has. Any other module that imported one of

@@ -456,7 +456,11 @@ function drawHistory() {
   const games = played;
   if (!games || !offered.length) return;
   if (!games.length) return redraw($("history"), [], () => [el("tr", {}, el("td", { text: t("no games yet") }))]);
-  const head = el("tr", {}, ...["started", "Game", "result", "moves", "duration", "words guessed"].map((name) => el("th", { text: t(name) })));
+  // the words guessed only where a spymaster confirmed the cards' words: a column no game fills would
+  // widen the table past a phone's width for nothing
+  const guessing = games.some((game) => (game.guessed || []).length > 0);
+  const columns = ["started", "Game", "result", "moves", "duration", ...(guessing ? ["words guessed"] : [])];
+  const head = el("tr", {}, ...columns.map((name) => el("th", { text: t(name) })));
   // newest first: the first, unless it is over, is the game in play
   redraw($("history"), [games, offered], () => [head, ...games.map((game, index) => el("tr", {},
     el("td", { text: game.started ? when(new Date(game.started)) : game.id || "" }),
@@ -464,7 +468,7 @@ function drawHistory() {
     el("td", { text: game.error || (game.over ? game.reason : t(index === 0 ? "in play" : "unfinished")) }),
     el("td", { text: game.moves ?? "" }),
     el("td", { class: "duration", text: game.duration_s == null ? "" : `${number(Math.round(game.duration_s / 60))} min` }),
-    el("td", { text: (game.guessed || []).join(", ") })))]);
+    ...(guessing ? [el("td", { text: (game.guessed || []).join(", ") })] : [])))]);
 }
 
 export async function download(path, name) {
