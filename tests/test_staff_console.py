@@ -210,9 +210,7 @@ def test_the_passphrase_is_changed_and_reset_from_a_phone(tmp_path, browser):
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     try:
-        page.goto(f"{table.base}/staff")
-        page.fill("#pin", PIN)
-        page.click("#login button")
+        staff_login(page, table.base, PIN)
         expect(page.locator("#headline")).to_be_visible()
         page.click("#passphrase-change summary")
         page.fill("#passphrase-old", OWNER_PASSPHRASE)
@@ -522,9 +520,7 @@ def test_the_owners_staff_page_writes_every_date_in_one_form_of_its_language(tmp
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     try:
-        page.goto(f"{table.base}/staff")
-        page.fill("#pin", PIN)
-        page.click("#login button")
+        staff_login(page, table.base, PIN)
         page.fill("#owner-passphrase", OWNER_PASSPHRASE)
         page.click("#owner-form button")
         page.wait_for_selector("#nightly li")
@@ -553,9 +549,7 @@ def test_a_nightly_backup_is_restored_from_a_phone(tmp_path, browser):
     page = context.new_page()
     page.on("dialog", lambda dialog: dialog.accept())
     try:
-        page.goto(f"{table.base}/staff")
-        page.fill("#pin", PIN)
-        page.click("#login button")
+        staff_login(page, table.base, PIN)
         page.fill("#owner-passphrase", OWNER_PASSPHRASE)
         page.click("#owner-form button")
         night = page.locator("#nightly li").first
@@ -582,9 +576,7 @@ def test_a_restore_on_a_phone_stays_where_the_owner_is_through_the_passphrase_an
     page = context.new_page()
     page.on("dialog", lambda dialog: dialog.accept())
     try:
-        page.goto(f"{table.base}/staff")
-        page.fill("#pin", PIN)
-        page.click("#login button")
+        staff_login(page, table.base, PIN)
         expect(page.locator("#headline")).to_be_visible()
         backup = tmp_path / "backup.tar.gz"
         backup.write_bytes(part(table.daemon, "care").backup()[1])
@@ -624,9 +616,7 @@ def test_a_sealed_copy_the_table_has_no_key_for_asks_the_owners_key_on_a_phone(t
     page = context.new_page()
     page.on("dialog", lambda dialog: dialog.accept())
     try:
-        page.goto(f"{table.base}/staff")
-        page.fill("#pin", PIN)
-        page.click("#login button")
+        staff_login(page, table.base, PIN)
         expect(page.locator("#headline")).to_be_visible()
         expect(page.locator("#restore-key")).to_be_hidden()
         page.set_input_files("#restore-file", str(copy))
