@@ -85,7 +85,12 @@ class Phones:
         before = len(self.table.accepted)
         for tap in taps:
             tap()
-        wait_for(lambda: len(self.table.accepted) == before + 1, "the table to take the page's action")
+        wait_for(lambda: len(self.table.accepted) == before + 1, "the table to take the page's action",
+                 explain=self.status_lines)
+
+    def status_lines(self) -> str:
+        """What each page's status line says (a refusal, "sent"), for a test that timed out."""
+        return "".join(f"\nseat {seat}: {page.inner_text('#status')!r}" for seat, page in self.pages.items())
 
     def send(self, seat: int, to: int, fact: str) -> None:
         page, codename = self.pages[seat], self.table.state.setup.agents[to].codename

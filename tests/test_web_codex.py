@@ -26,6 +26,7 @@ from pi_table.web import Companion, Tokens
 from pi_table.web.codex_pages import codex_snapshot, seat_action
 from pi_table.web.tokens import role_seat, seat_role
 
+from helpers import wait_for
 from helpers_games import choose, games, known_fragments, pick, scrambled, submit
 from helpers_phones import Phones, get, post
 
@@ -362,3 +363,23 @@ def test_the_informatore_the_profiler_and_the_inquisitore_use_their_powers_on_th
             phones.close()
     finally:
         companion.stop()
+
+
+def test_a_click_pressed_as_another_agent_acts_is_not_lost(table, browser):
+    """The table redraws every page when any agent acts (and each second of the discussion); a
+    click whose press and release land on different nodes is never fired, so a redraw between
+    them lost the tap. The page now draws the news once the button is up, and the click counts."""
+    phones = Phones(browser, table, seats=(0,))
+    try:
+        moon = phones.pages[0]
+        moon.wait_for_selector("text=K7QM")
+        moon.evaluate("window.arrived = 0; events.addEventListener('message', () => { window.arrived += 1; })")
+        moon.locator('form[data-form="send"] label.chip', has_text="Nebbia (seat 4)").hover()
+        moon.mouse.down()
+        table.apply(parse_codex_action("send 4 0 position"))  # Nebbia's message reaches Moon mid-click
+        wait_for(lambda: moon.evaluate("window.arrived") == 1, "the news to reach the page")
+        moon.mouse.up()
+        wait_for(lambda: moon.evaluate("shown.view.public.acted") == [4], "the news drawn once the button is up")
+        assert moon.locator('form[data-form="send"] label.chip.picked').all_inner_texts() == ["Nebbia (seat 4)"]
+    finally:
+        phones.close()

@@ -366,6 +366,35 @@ function render(page) {
   (near || app.querySelector("h2[tabindex]") || app.querySelector("h2") || app).focus({preventScroll: true});
 }
 
+// A new view waits while a button or finger is down on the page: drawing it would replace the node
+// the press began on, and a click whose press and release land on different nodes is never fired
+// (the tap lost, on a night when the table redraws for every agent's move and every second of a
+// timer). The newest view is drawn once the press ends; a finger left resting holds it no longer
+// than PRESS_HOLD_MS.
+const PRESS_HOLD_MS = 1000;
+let pressed = false;
+let held = null;  // the newest view that arrived during the press
+let holding = null;  // the timer that ends the hold
+
+function show(page) {
+  if (!pressed) return render(page);
+  held = page;
+  if (!holding) holding = setTimeout(release, PRESS_HOLD_MS);
+}
+
+function release() {
+  clearTimeout(holding);
+  pressed = false;
+  holding = null;
+  const page = held;
+  held = null;
+  if (page) render(page);
+}
+
+app.addEventListener("pointerdown", () => { pressed = true; });
+// after the release's click has run: it comes after pointerup, in the same task
+for (const end of ["pointerup", "pointercancel"]) window.addEventListener(end, () => setTimeout(release));
+
 let events = null;  // the view's event stream, in the page's language
 
 function listen() {
@@ -373,13 +402,13 @@ function listen() {
   if (events) events.close();
   events = new EventSource(`${api}/events?lang=${encodeURIComponent(words.lang)}`);
   events.onopen = () => sayIn(statusLine, t("connected"));
-  events.onmessage = (message) => render(JSON.parse(message.data));
+  events.onmessage = (message) => show(JSON.parse(message.data));
   if (!match) events.addEventListener("night", () => standings());  // the table told of a change of the night
   events.addEventListener("gone", (message) => {
     // The token opens nothing now: a new game, or this seat was given a new link (another phone's).
     events.close();
     const replaced = JSON.parse(message.data || "{}").replaced;
-    shown = null;
+    shown = held = null;
     app.replaceChildren(el("p", {class: "hide"}, replaced
       ? t("This seat's link was replaced: scan the new code on the table's screen.")
       : t("This page belonged to a game that has ended. Scan the new code.")));
