@@ -255,23 +255,28 @@ def sent(night: Night, cafe: str, host: str) -> tuple[str, bytes]:
     return night_topic("spring", cafe, host, night.id), json.dumps(message).encode()
 
 
-def recomputed(nights: list[tuple[str, Night]], scoring: Scoring, merged: dict[str, str] | None = None) -> list[tuple]:
+def recomputed(nights: list[tuple[str, Night]], scoring: Scoring, merged: dict[str, str] | None = None,
+               split: frozenset[tuple[str, str]] = frozenset()) -> list[tuple]:
     """The season from the cafés' own nights, by the rules: each night's points as the night's
     standings give them (or the scale at its place), summed (or a team's best N), then openskill's
     Plackett-Luce over every result played at a table, in the order decided; ordered by points, then
-    the rating (mu - 3 sigma)."""
+    the rating (mu - 3 sigma). ``split``: a team (its key) and a café whose games there are a team
+    of their own, keyed "team@café"."""
     from openskill.models import PlackettLuce
 
     merged = merged or {}
     model = PlackettLuce()
+    at = ""  # the café of the night being counted
 
     def key(name: str) -> str:
-        return team_key(merged.get(folded(name), folded(name)))
+        kept = team_key(merged.get(folded(name), folded(name)))
+        return f"{kept}@{at}" if (kept, at) in split else kept
 
     points: dict[str, list[float]] = {}
     ratings: dict[str, object] = {}
     games = []
     for cafe, night in nights:
+        at = cafe
         for line in night.standings():
             if scoring.points == "night":
                 scored = line.points
@@ -280,10 +285,10 @@ def recomputed(nights: list[tuple[str, Night]], scoring: Scoring, merged: dict[s
             points.setdefault(key(line.team), []).append(scored)
         for result in night.counted():
             if result.how == "played":
-                games.append((result.at, f"{cafe}/{night.host or 't'}/{night.id}/{result.id}", result))
+                games.append((result.at, f"{cafe}/{night.host or 't'}/{night.id}/{result.id}", cafe, result))
     for team in points:
         ratings[team] = model.rating(name=team)
-    for _, _, result in sorted(games, key=lambda g: (g[0], g[1])):
+    for _, _, at, result in sorted(games, key=lambda g: (g[0], g[1])):
         first, second = key(result.teams[0]), key(result.teams[1])
         ranks = [1, 1] if result.winner is None else [1, 2] if key(result.winner) == first else [2, 1]
         [[ratings[first]], [ratings[second]]] = model.rate([[ratings[first]], [ratings[second]]], ranks=ranks)

@@ -229,6 +229,51 @@ def test_two_teams_that_played_one_night_are_not_merged_into_one(tmp_path):
     league.mergeable(*never_met[0])  # two teams that never played a night together may be one
 
 
+def test_two_teams_of_one_name_at_two_cafes_are_split_by_the_organiser_and_made_one_again(tmp_path):
+    """Issue 76, 5: "Owls" at Rome and "owls" at Milan gave no code, so their names made them one
+    team, which the page could merge but never split. The organiser splits Milan's off: each café's
+    games count for a team of its own (standings and rating as recomputed so), kept in the league's
+    history with who, when and why and sent down with the season (a table of before it reads the
+    season still); undone, they are one team again. A split is refused where it splits nothing."""
+    from pi_table.fleet.league import SPLIT, UNSPLIT
+
+    books, played = two_cafes(tmp_path, random.Random(11))
+    league = League("spring", clock=lambda: START + 86400)
+    for cafe, host, night in played:
+        league.take(*sent(night, cafe, host))
+    own = [(c, books[c].night_of(n.id)) for c, _, n in played]
+    owls = next(line for line in league.season() if line.key == "owls")
+    assert owls.cafes == ("bar-milano", "bar-roma")
+    league.keep(league.parted(SPLIT, "owls", "bar-milano", "organiser · 1a2b3c", "two teams, one name"))
+    apart = frozenset({("owls", "bar-milano")})
+    assert shown(league.season(), league) == recomputed(own, Scoring(), split=apart)
+    lines = {line.key: line for line in league.season()}
+    assert "owls" in lines and lines["owls"].cafes == ("bar-roma",) and lines["owls@bar-milano"].cafes == ("bar-milano",)
+    assert lines["owls"].team == "Owls" and lines["owls@bar-milano"].team == "owls"
+    assert [line.key for line in league.season("bar-milano") if line.key.startswith("owls")] == ["owls@bar-milano"]
+    assert lines["owls"].played + lines["owls@bar-milano"].played == owls.played
+    with pytest.raises(LeagueRefused, match="played at one café"):
+        league.parted(SPLIT, "owls", "bar-roma", "organiser", "again")
+    with pytest.raises(LeagueRefused, match="played no night at this café"):
+        league.parted(SPLIT, "zebras", "bar-nowhere", "organiser", "no such café")
+    with pytest.raises(LeagueRefused, match="not split at this café"):
+        league.parted(UNSPLIT, "zebras", "bar-roma", "organiser", "never split")
+    history = league.to_json()["history"]
+    assert history == [{"at": START + 86400, "by": "organiser · 1a2b3c", "why": "two teams, one name",
+                        "what": "split owls of bar-milano off: a team of its own"}]
+    down = league.down()
+    assert down["history"][0] == {"event": SPLIT, "cafe": "bar-milano", "host": "", "night": "", "team": "owls",
+                                  "by": "organiser · 1a2b3c", "at": START + 86400, "why": "two teams, one name"}
+    assert schema.parse("league.season", json.dumps({**down, "at": START}).encode())["history"][0]["team"] == "owls"
+    before = {**schema.DECISION.fields}
+    before.pop("team")  # a café's table from before the split reads the season still
+    assert schema.Record(before, schema.DECISION.required).read(down["history"][0], "history")["event"] == SPLIT
+    league.keep(league.parted(UNSPLIT, "owls", "bar-milano", "organiser", "the same team after all"))
+    assert shown(league.season(), league) == recomputed(own, Scoring())
+    assert next(line for line in league.season() if line.key == "owls").cafes == ("bar-milano", "bar-roma")
+    assert [d.event for d in league.history] == [SPLIT, UNSPLIT]
+
+
 def two_cafes_coded(tmp_path) -> tuple[dict[str, Book], list[tuple[str, str, Night]]]:
     """One night at each of two cafés: the team of code OWL7 plays as "Owls" at one and "Night Owls"
     at the other; "Foxes" gives no code at either; "Lynx" gives a code the roster does not know."""
@@ -1291,6 +1336,73 @@ def test_the_organiser_voids_restores_and_edits_on_the_page_which_the_roster_kee
         assert again.history == page.league.history
         assert shown(again.season(), again) == shown(page.league.season(), page.league)
         assert [d["event"] for d in again.down()["history"]] == ["void", "restore", "edit"]
+    finally:
+        page.stop()
+
+
+def test_the_organiser_splits_a_team_on_the_page_and_makes_it_one_again_which_the_roster_keeps(tmp_path):
+    """Issue 76, 5: signed in, the organiser splits "owls" (Rome's and Milan's, no code) off at
+    Milan with a form of the page's origin and its session's token, saying why (refusals in words,
+    in the page's language); the split is written to the roster's [[history]], so a page started
+    again folds the same season, and made one team again the same way."""
+    import http.cookiejar
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    from pi_table.config import broker as broker_config
+    from pi_table.fleet.dashboard import hash_password
+    from pi_table.fleet.league_page import LeaguePage, read_roster
+
+    from helpers_fleet import two_cafes_season
+
+    _, roster, played = two_cafes_season(tmp_path)
+    page = LeaguePage(broker_config("mqtt://127.0.0.1:1"), read_roster(roster).league("spring"), "127.0.0.1", 0,
+                      client_id="league-split", password_hash=hash_password("organiser-secret"), roster=roster)
+    for cafe, host, night in played:
+        page.league.take(*sent(night, cafe, host))
+    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+
+    def fetch(path: str, form: dict[str, str] | None = None) -> tuple[int, str]:
+        asked = urllib.request.Request(page.url + path, data=None if form is None else
+                                       urllib.parse.urlencode(form).encode())
+        try:
+            with browser.open(asked, timeout=10) as answer:
+                return answer.status, answer.read().decode()
+        except urllib.error.HTTPError as refused:
+            return refused.code, refused.read().decode()
+
+    def keys() -> dict[str, tuple[str, ...]]:
+        return {line.key: line.cafes for line in page.league.season() if line.key.startswith("owls")}
+
+    page.start()
+    try:
+        assert 'action="/team"' not in fetch("/")[1]
+        assert 'type="password"' in fetch("/team", {"team": "bar-milano/owls", "event": "split", "why": "?"})[1]
+        status, signed = fetch("/login", {"password": "organiser-secret"})
+        assert status == 200 and 'action="/team"' in signed and '<option value="bar-milano/owls">owls at bar-milano' in signed
+        assert '<option value="bar-roma/owls">Owls at bar-roma' in signed  # each café's under its name there
+        token = re.search(r'name="csrf" value="([^"]+)"', signed).group(1)
+        split = {"csrf": token, "team": "bar-milano/owls", "event": "split", "why": "two teams, one name"}
+        assert fetch("/team", {**split, "csrf": "forged"})[0] == 403
+        status, said = fetch("/team", {**split, "team": "owls"})
+        assert status == 400 and "a split names a team of the season at a café" in said
+        status, said = fetch("/team?lang=it", {**split, "event": "unsplit"})
+        assert status == 409 and "questa squadra non è divisa in questo locale" in said
+        assert page.league.history == [] and keys() == {"owls": ("bar-milano", "bar-roma")}
+        status, said = fetch("/team", split)
+        assert status == 200 and "owls at bar-milano is a team of its own from now on." in said
+        assert keys() == {"owls": ("bar-roma",), "owls@bar-milano": ("bar-milano",)}
+        assert "split owls of bar-milano off: a team of its own. Why: two teams, one name" in said
+        assert '<option value="bar-milano/owls">owls at bar-milano' in said  # to make it one again
+        again = read_roster(roster).league("spring")  # the page started again: the roster's split, the broker's nights
+        for cafe, host, night in played:
+            again.take(*sent(night, cafe, host))
+        assert shown(again.season(), again) == shown(page.league.season(), page.league)
+        status, said = fetch("/team?lang=it", {**split, "event": "unsplit", "why": "the same team after all"})
+        assert status == 200 and "è di nuovo una sola squadra" in said
+        assert keys() == {"owls": ("bar-milano", "bar-roma")}
+        assert [d.event for d in read_roster(roster).history] == ["split", "unsplit"]
     finally:
         page.stop()
 

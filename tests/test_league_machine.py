@@ -11,6 +11,9 @@ recomputation written here from the rules, not from the league's code (``Oracle`
   organiser restored a night of it;
 - an edit is what the café's own desk would have made of it: the café's book, copied, corrected
   at the same time (an edit back as the café sent it: the correction taken back to the table's game);
+- a team without a code is one team by its name wherever it plays, but at a café where the
+  organiser split it off (issue 76, 5): there, a team of its own, until made one again; a split
+  needs a team of the season at that café and at another, an undoing a team split there;
 - the season: ``helpers_fleet.recomputed`` (each night's own standings, summed, openskill over the
   games in the order decided)."""
 
@@ -40,6 +43,7 @@ TEAMS = {"bar-roma": [("Owls", "OWL7"), ("Foxes", "FOX1"), ("Moles", ""), ("Lynx
          "bar-milano": [("Herons", "HER2"), ("Badgers", "BAD3"), ("Otters", ""), ("Crows", "")]}
 """Each café's own teams, by name and league code (none: matched by its name)."""
 CODED = {folded(name): code for teams in TEAMS.values() for name, code in teams if code}
+UNCODED = sorted(folded(name) for teams in TEAMS.values() for name, code in teams if not code)
 OUTCOMES = ("won", "forfeit", "double-loss", "void", "sent")
 
 
@@ -78,6 +82,7 @@ class Oracle:
 
     nights: list[Played] = field(default_factory=list)
     history: list[tuple[str, tuple[str, str, str]]] = field(default_factory=list)  # each event kept, on its night
+    split: set[tuple[str, str]] = field(default_factory=set)  # a team without a code (its name) split off at a café
 
     def states(self) -> list[str]:
         """Each night's standing: counted, held or void."""
@@ -97,7 +102,13 @@ class Oracle:
     def season(self, cafe: str | None = None) -> list[tuple]:
         counted = [(p.cafe, p.edited or p.night) for p, state in zip(self.nights, self.states(), strict=True)
                    if state == "counted" and cafe in (None, p.cafe)]
-        return recomputed(counted, Scoring(), CODED)
+        return recomputed(counted, Scoring(), CODED, frozenset(self.split))
+
+    def cafes(self, team: str) -> set[str]:
+        """The cafés whose counted nights the team without a code ``team`` (its name) played as
+        itself: not where it is split off."""
+        return {p.cafe for p, state in zip(self.nights, self.states(), strict=True) if state == "counted"
+                and (team, p.cafe) not in self.split and team in {folded(line.team) for line in p.night.standings()}}
 
 
 class LeagueDecided(RuleBasedStateMachine):
@@ -169,6 +180,22 @@ class LeagueDecided(RuleBasedStateMachine):
             del played.edits[(number, table)]
         else:
             played.edits[(number, table)] = outcome
+
+    @rule(team=st.sampled_from(UNCODED), cafe=st.sampled_from(sorted(TABLES)), event=st.sampled_from(["split", "unsplit"]))
+    def a_team_split(self, team: str, cafe: str, event: str) -> None:
+        """The organiser splits a team without a code off at a café, or makes it one again."""
+        if event == "split":
+            cafes = self.oracle.cafes(team)
+            allowed = cafe in cafes and len(cafes) > 1
+        else:
+            allowed = (team, cafe) in self.oracle.split
+        if not allowed:
+            with pytest.raises(LeagueRefused):
+                self.league.parted(event, team, cafe, "organiser", "refused")
+            return
+        self.league.keep(self.league.parted(event, team, cafe, "organiser", f"{event} it"))
+        (self.oracle.split.add if event == "split" else self.oracle.split.remove)((team, cafe))
+        self.oracle.history.append((event, (cafe, "", "")))
 
     @invariant()
     def the_season_is_the_rules(self) -> None:

@@ -18,7 +18,8 @@ and the openskill rating across the nights, the night's own computation
 team is the same team across nights and cafés by its league code, which the roster gives it
 (``teams``) or it gave at its first night (a team new to the league registers by playing), else
 by the roster's name for a code or its own name as names are compared (``night.names.folded``);
-and as the organiser merged two (``merged``, on the page). A night's TRF, as its host wrote it,
+and as the organiser merged two (``merged``, on the page), or split a team of one name off at a
+café (``SPLIT``, in the league's history: the café's namesakes a team of their own). A night's TRF, as its host wrote it,
 crosses with it, for the organiser to download.
 
 The season is computed once a change (a night kept, replaced or taken back, a refusal, a merge:
@@ -56,8 +57,9 @@ LEAGUE = "league"  # the first level of every league topic
 NIGHT_POINTS, PLACES = "night", "places"  # how a night scores for the season
 SCALE = (10.0, 8.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0)  # points by place, the first place's first: a team past it scores 0
 MOST_SCALE = 64
-VOIDED, HELD, RESTORED, EDITED = "void", "hold", "restore", "edit"  # the organiser's events (``Decision``)
-DECISIONS = (VOIDED, HELD, RESTORED, EDITED)
+VOIDED, HELD, RESTORED, EDITED = "void", "hold", "restore", "edit"  # the organiser's events on a night (``Decision``)
+SPLIT, UNSPLIT = "split", "unsplit"  # the organiser's events on a team at a café (``Decision.team``)
+DECISIONS = (VOIDED, HELD, RESTORED, EDITED, SPLIT, UNSPLIT)
 AS_SENT = "sent"  # an edit back: the result as the café sent it
 OUTCOMES = (WON, FORFEIT, DOUBLE_LOSS, VOID, AS_SENT)  # what an edit makes of a round's pair (the night's own results)
 COUNTED, WAITING = "counted", "held"  # a night's standing in the season, with VOIDED (``League.standing``)
@@ -101,6 +103,22 @@ def team_key(text: str) -> str:
     """A team's key as the roster writes it (``[merged]``): a code as it is kept (capitals), else a
     team's name as names are compared."""
     return text if CODE.fullmatch(text) else folded(text)
+
+
+def split_key(key: str, cafe: str) -> str:
+    """The key of the team ``key`` split off at ``cafe`` ("owls@bar-milano"), as the roster writes
+    it (``team_key``), so a merge may name it."""
+    return folded(f"{key}@{cafe}")
+
+
+def splits(history: Iterable[Decision]) -> frozenset[tuple[str, str]]:
+    """The teams split off at a café (each its key and the café) that the organiser's latest split
+    or unsplit of them leaves split."""
+    standing: dict[tuple[str, str], str] = {}
+    for decision in history:
+        if decision.event in (SPLIT, UNSPLIT):
+            standing[(decision.team, decision.cafe)] = decision.event
+    return frozenset(pair for pair, event in standing.items() if event == SPLIT)
 
 
 class LeagueRefused(Refusal):
@@ -226,9 +244,11 @@ Key = tuple[str, str, str]  # a night kept: its café, its host table, its id
 class Decision:
     """One of the organiser's events, kept in the league's history (``League.history``), which
     never loses one: a night voided, held or restored (counted again, or counted at last where
-    the league held it), or a result edited (``round``'s pair at ``table`` made ``result``, with
-    its ``winner`` for a win or a forfeit; ``AS_SENT``: back to the café's). Who (``by``), when
-    (``at``, the league page's clock) and why."""
+    the league held it), a result edited (``round``'s pair at ``table`` made ``result``, with
+    its ``winner`` for a win or a forfeit; ``AS_SENT``: back to the café's), or a ``team`` (its
+    key) split off at ``cafe`` or made one again (no night: ``host`` and ``night`` empty, as a
+    café's table of before them reads them). Who (``by``), when (``at``, the league page's
+    clock) and why."""
 
     event: str
     cafe: str
@@ -241,6 +261,7 @@ class Decision:
     table: str = ""
     result: str = ""
     winner: str | None = None
+    team: str = ""
 
     @property
     def key(self) -> Key:
@@ -248,7 +269,8 @@ class Decision:
 
     def to_json(self) -> dict[str, object]:
         edit = {"round": self.round, "table": self.table, "result": self.result, "winner": self.winner}
-        return {"event": self.event, "cafe": self.cafe, "host": self.host, "night": self.night, "by": self.by,
+        return {"event": self.event, "cafe": self.cafe, "host": self.host, "night": self.night,
+                **({"team": self.team} if self.event in (SPLIT, UNSPLIT) else {}), "by": self.by,
                 "at": self.at, "why": self.why, **(edit if self.event == EDITED else {})}
 
     @classmethod
@@ -258,12 +280,17 @@ class Decision:
         event = str(data["event"])
         if event not in DECISIONS:
             raise DecisionRefused(f"an event is one of {', '.join(DECISIONS)}")
-        cafe, host, night, by, why = texts = [data[name] for name in ("cafe", "host", "night", "by", "why")]
-        if not all(isinstance(text, str) and text for text in texts):
-            raise DecisionRefused("an event names its café, table, night, who and why")
         at = data["at"]
         if isinstance(at, bool) or not isinstance(at, (int, float)):
             raise DecisionRefused("an event's time is a number of seconds")
+        if event in (SPLIT, UNSPLIT):
+            cafe, team, by, why = texts = [data[name] for name in ("cafe", "team", "by", "why")]
+            if not all(isinstance(text, str) and text for text in texts):
+                raise DecisionRefused("a split names its team, its café, who and why")
+            return cls(event, cafe, "", "", by, float(at), why, team=team)
+        cafe, host, night, by, why = texts = [data[name] for name in ("cafe", "host", "night", "by", "why")]
+        if not all(isinstance(text, str) and text for text in texts):
+            raise DecisionRefused("an event names its café, table, night, who and why")
         if event != EDITED:
             return cls(event, cafe, host, night, by, float(at), why)
         number, table, result, winner = data["round"], data["table"], data["result"], data.get("winner")
@@ -323,19 +350,31 @@ def with_games(night: Night, games: Iterable[Game]) -> Night:
 OUTCOMES_SAID = {WON: N_("{team} won"), FORFEIT: N_("{team} won by forfeit"),
                  DOUBLE_LOSS: N_("both teams lost by forfeit"), VOID: N_("void: it counts for nothing"),
                  AS_SENT: N_("as the café sent it")}
-TOLD = {VOIDED: N_("voided the night {night} of {cafe}, table {table}"),
+TOLD = {SPLIT: N_("split {team} of {cafe} off: a team of its own"),
+        UNSPLIT: N_("made {team} of {cafe} one team with its namesakes again"),
+        VOIDED: N_("voided the night {night} of {cafe}, table {table}"),
         HELD: N_("held the night {night} of {cafe}, table {table}"),
         RESTORED: N_("restored the night {night} of {cafe}, table {table}"),
         EDITED: N_("made round {round} at table {table} of the night {night} of {cafe}: {outcome}")}
 
 
 def told(decision: Decision, night: str) -> Phrase:
-    """What the organiser did, in the history's words (``night``: its name)."""
+    """What the organiser did, in the history's words (``night``: its name, or a split team's)."""
+    if decision.event in (SPLIT, UNSPLIT):
+        return Phrase.of(TOLD[decision.event], team=night, cafe=decision.cafe)
     if decision.event != EDITED:
         return Phrase.of(TOLD[decision.event], night=night, cafe=decision.cafe, table=decision.host)
     outcome = Phrase.of(OUTCOMES_SAID[decision.result], team=decision.winner or "")
     return Phrase.of(TOLD[EDITED], round=decision.round, table=decision.table, night=night, cafe=decision.cafe,
                      outcome=outcome)
+
+
+def named(decision: Decision, nights: Mapping[Key, str], teams: Mapping[str, str]) -> str:
+    """What the organiser's event ``decision`` names, by the name the page shows: its night's, or a
+    split team's (its café's own line, else the team's, else its key)."""
+    if decision.event not in (SPLIT, UNSPLIT):
+        return nights.get(decision.key, decision.night)
+    return teams.get(split_key(decision.team, decision.cafe), teams.get(decision.team, decision.team))
 
 
 def results(night: Night, edited: Mapping[tuple[int, str], Decision]) -> list[dict[str, object]]:
@@ -386,6 +425,7 @@ class League:
     def __post_init__(self) -> None:
         self.merged = {team_key(duplicate): team_key(into) for duplicate, into in self.merged.items()}
         self._coded = {folded(name): code for code, name in self.teams.items()}  # a roster's name: its code
+        self._split = splits(self.history)  # the teams split off at a café, as the history leaves them
 
     def take(self, topic: str, payload: bytes | bytearray) -> bool:
         """One message of the league's broker: whether it changed the league. A night not on a
@@ -450,10 +490,17 @@ class League:
             raise schema.Refused("league.night.games", Phrase.of("the night's games")) from None
         return CafeNight(cafe, host, with_games(night, games), int(sent["seq"]), sent.get("trf"))
 
-    def team(self, name: str, code: str = "") -> str:
+    def team(self, name: str, code: str = "", cafe: str | None = None) -> str:
         """A team's key across nights and cafés: its league ``code``, else the code the roster gives
-        its name, else its name as names are compared; then as the organiser merged it."""
-        key = code or self._coded.get(folded(name), folded(name))
+        its name, else its name as names are compared; then as the organiser merged it, and, at a
+        ``cafe`` where the organiser split it off, its café's own (merged in turn as the organiser did)."""
+        key = self._merged_into(code or self._coded.get(folded(name), folded(name)))
+        if cafe is not None and (key, cafe) in self._split:
+            key = self._merged_into(split_key(key, cafe))
+        return key
+
+    def _merged_into(self, key: str) -> str:
+        """The team ``key`` is as the organiser merged it."""
         for _ in range(len(self.merged)):  # a merge into a team merged since: followed, never round a loop
             if key not in self.merged:
                 break
@@ -470,9 +517,9 @@ class League:
         if duplicate == into:
             raise LeagueRefused("a merge names two teams of the season, not one twice")
         with self._lock:
-            nights = [held.night for held in self.nights.values()]
-        for night in nights:
-            if {duplicate, into} <= {self.team(name, team.code) for name, team in night.teams.items()}:
+            nights = list(self.nights.values())
+        for held in nights:
+            if {duplicate, into} <= {self.team(name, team.code, held.cafe) for name, team in held.night.teams.items()}:
                 raise LeagueRefused("these two teams played one night together: two teams, not one under two names")
 
     def merge(self, duplicate: str, into: str) -> None:
@@ -522,9 +569,38 @@ class League:
             if result == AS_SENT and (number, table) not in standing_edits:
                 raise LeagueRefused("this result is as the café sent it: nothing to edit back")
             return Decision(event, key[0], key[1], key[2], by, self.clock(), why, number, table, result, winner)
-        if event not in DECISIONS:
+        if event not in (VOIDED, HELD, RESTORED):
             raise LeagueRefused("the organiser voids, holds or restores a night, or edits a result")
         return Decision(event, key[0], key[1], key[2], by, self.clock(), why)
+
+    def parted(self, event: str, team: str, cafe: str, by: str, why: str) -> Decision:
+        """The organiser's split (``SPLIT``) of the season's team ``team`` (its key) at ``cafe``:
+        its games there count for a team of their own, the café's namesakes unrelated to the
+        others (two teams of one name and no code); or its undoing (``UNSPLIT``), the one team
+        again. Made now, checked against the season; LeagueRefused (a reason out of its kind:
+        NameRefused) saying why; nothing kept (``keep``)."""
+        why = tidy(why, MOST_WHY, N_("reason"))
+        with self._lock:
+            if len(self.history) >= MOST_DECISIONS:
+                raise LeagueRefused("the league's history is full")
+            split = (team, cafe) in self._split
+        if event == UNSPLIT:
+            if not split:
+                raise LeagueRefused("this team is not split at this café: nothing to undo")
+            return Decision(event, cafe, "", "", by, self.clock(), why, team=team)
+        if event != SPLIT:
+            raise LeagueRefused("the organiser splits a team off at a café, or makes it one team again")
+        line = next((line for line in self.season() if line.key == team), None)
+        if line is None:
+            raise LeagueRefused("a split names a team of the season, as its page lists it, and a café it played at")
+        if line.code:
+            raise LeagueRefused("a team with a league code is one team wherever it plays: "
+                                "hold or void a night that used its code by mistake")
+        if cafe not in line.cafes:
+            raise LeagueRefused("this team played no night at this café")
+        if len(line.cafes) < 2:
+            raise LeagueRefused("this team played at one café alone: there is nothing to split")
+        return Decision(event, cafe, "", "", by, self.clock(), why, team=team)
 
     def pair(self, key: Key, number: int, table: str) -> tuple[str, str] | None:
         """The teams round ``number`` of the night ``key`` put at ``table`` (None: no such pair)."""
@@ -543,6 +619,7 @@ class League:
             self.scoring, self.cafes, self.teams, self.history = scoring, cafes, teams, list(history)
             self.merged = {team_key(duplicate): team_key(into) for duplicate, into in merged.items()}
             self._coded = {folded(name): code for code, name in self.teams.items()}
+            self._split = splits(self.history)
             self.version += 1
 
     def keep(self, decision: Decision) -> None:
@@ -550,6 +627,7 @@ class League:
         computed again."""
         with self._lock:
             self.history.append(decision)
+            self._split = splits(self.history)
             self.version += 1
 
     def _seasons(self) -> Folded:
@@ -579,13 +657,13 @@ class League:
         of each of its codes too."""
         decided: dict[Key, Decision] = {}
         for decision in history:
-            if decision.event != EDITED:
+            if decision.event in (VOIDED, HELD, RESTORED):
                 decided[decision.key] = decision
         homes: dict[str, set[str]] = {}
         counted: dict[Key, Counted] = {}
         for held in kept:
             key = (held.cafe, held.host, held.night.id)
-            codes = {self.team(name, team.code) for name, team in held.night.teams.items() if team.code}
+            codes = {self.team(name, team.code, held.cafe) for name, team in held.night.teams.items() if team.code}
             away = tuple(sorted(code for code in codes if code in homes and held.cafe not in homes[code]))
             said = decided.get(key)
             if said is not None and said.event == VOIDED:
@@ -623,10 +701,10 @@ class League:
         results: list[Result] = []
         for held in kept:
             night = held.night
-            keys = {name: self.team(name, team.code) for name, team in night.teams.items()}
+            keys = {name: self.team(name, team.code, held.cafe) for name, team in night.teams.items()}
             coded.update(team.code for team in night.teams.values() if team.code)
             for line in night.standings():
-                key = keys.setdefault(line.team, self.team(line.team))
+                key = keys.setdefault(line.team, self.team(line.team, cafe=held.cafe))
                 scored.setdefault(key, []).append(self.scoring.of(line))
                 if key not in self.teams:
                     names[key] = line.team
@@ -635,8 +713,8 @@ class League:
                 for place, value in enumerate((line.played, line.won, line.lost, line.drawn)):
                     count[place] += value
             for result in night.counted():
-                teams = (keys.setdefault(result.teams[0], self.team(result.teams[0])),
-                         keys.setdefault(result.teams[1], self.team(result.teams[1])))
+                teams = (keys.setdefault(result.teams[0], self.team(result.teams[0], cafe=held.cafe)),
+                         keys.setdefault(result.teams[1], self.team(result.teams[1], cafe=held.cafe)))
                 if teams[0] != teams[1]:  # two of a night merged into one: no game against itself
                     results.append(Result(f"{held.cafe}/{held.host}/{night.id}/{result.id}", None, teams,
                                           None if result.winner is None else keys[result.winner], result.how,
@@ -654,7 +732,8 @@ class League:
 
     def to_json(self, lang: str = "en") -> dict[str, object]:
         """The league page's data: the season overall and per café, each café's nights and when it
-        was last heard, and the nights kept apart, with why (in ``lang``): made once a change and a
+        was last heard, the nights kept apart, with why (in ``lang``), the organiser's history and
+        the teams split off at a café (``split``): made once a change and a
         language, when each café was last heard put in at each call."""
         with self._lock:
             heard = dict(self.heard)
@@ -671,6 +750,7 @@ class League:
                 return made[1]  # type: ignore[no-any-return]  # a language's: the page's data
             with self._lock:
                 kept, apart, history = list(self.nights.values()), list(self.apart.values()), list(self.history)
+                split = sorted(self._split)
             nights: dict[str, list[dict[str, object]]] = {}
             for n in sorted(kept, key=lambda n: n.night.opened):
                 standing = folded.nights[(n.cafe, n.host, n.night.id)]
@@ -680,6 +760,7 @@ class League:
                     "away": list(standing.away), "why": None if standing.decided is None else standing.decided.why,
                     "results": results(self._edited(n, history).night, edits(history, (n.cafe, n.host, n.night.id)))})
             names = {(n.cafe, n.host, n.night.id): n.night.name for n in kept}
+            teams = {line.key: line.team for line in seasons[None]}
             data: dict[str, object] = {
                 "league": self.name,
                 "scoring": {"points": self.scoring.points, "scale": list(self.scoring.scale), "best": self.scoring.best},
@@ -688,8 +769,10 @@ class League:
                            "season": [line.to_json() for line in seasons.get(name, [])]}
                           for name in sorted(set(nights) | {a.cafe for a in apart} | set(self.cafes))],
                 "apart": [{"cafe": a.cafe, "host": a.host, "night": a.night, "why": say(a.why, lang)} for a in apart],
-                "history": [{"at": d.at, "by": d.by, "what": say(told(d, names.get(d.key, d.night)), lang), "why": d.why}
-                            for d in history]}
+                "history": [{"at": d.at, "by": d.by, "what": say(told(d, named(d, names, teams)), lang), "why": d.why}
+                            for d in history],
+                "split": [{"team": team, "cafe": cafe, "name": teams.get(split_key(team, cafe), team)}
+                          for team, cafe in split]}
             self._made[f"data {lang}"] = (version, data)
             return data
 

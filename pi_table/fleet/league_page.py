@@ -9,7 +9,8 @@ why; in the language the phone asks for (or ``?lang=``); the season as CSV and a
 organiser's roster (the cafés, their tables, the teams and their codes, the teams merged, the
 scoring) is a file (``read_roster``). Given a password (``--password-file``), the organiser signs
 in on the page as on the fleet's dashboard (``web.auth.Gate``: the same hash, the same limits on
-tries) and merges two teams of the season into one, voids, holds or restores a night, or edits a
+tries) and merges two teams of the season into one, splits a team of one name off at a café
+(two teams that gave no code) or makes it one again, voids, holds or restores a night, or edits a
 result (issue 76): forms with the session's CSRF token, from the page's own origin, each written
 to the roster (``write_merge``, ``write_decision``: in one step, the file before it kept beside
 it) and the season sent down again, with the organiser's newest events.
@@ -82,12 +83,15 @@ from .league import (
     PLACES,
     RESTORED,
     SCALE,
+    SPLIT,
+    UNSPLIT,
     VOIDED,
     WAITING,
     Decision,
     League,
     LeagueRefused,
     Scoring,
+    named,
     season_topic,
     team_key,
 )
@@ -127,6 +131,10 @@ WORDS = {  # the page's words, translated once for each language
     "done_hold": N_("The night {night} is held: it counts for nothing until it is restored."),
     "done_restore": N_("The night {night} counts."), "done_edit": N_("The result is edited: the season is counted again."),
     "unkept": N_("The roster could not be written ({error}): nothing was decided."),
+    "split": N_("Split a team"), "split_team": N_("The team at the café"), "split_at": N_("{team} at {cafe}"),
+    "split_button": N_("Split"), "unsplit": N_("Make a split team one again"), "unsplit_button": N_("Make one team"),
+    "done_split": N_("{team} at {cafe} is a team of its own from now on."),
+    "done_unsplit": N_("{team} at {cafe} is one team with its namesakes again."),
 }
 EVERY_S = 60  # how often a visitor's page fetches the season again (never a reload: the page's kit)
 STYLE = '<link rel="stylesheet" href="/fleet.css">\n'  # the fleet's dashboard's style, for the league's tables too
@@ -390,6 +398,7 @@ class LeaguePage(ServerThread):
             app.router.add_post("/merge", self._merge)
             app.router.add_post("/night", self._decide_night)
             app.router.add_post("/result", self._edit_result)
+            app.router.add_post("/team", self._split_team)
         runner = await self._set_up(app)
         await web.TCPSite(runner, self.host, self.port, ssl_context=self.tls).start()
         if self.port == 0:
@@ -530,6 +539,19 @@ class LeaguePage(ServerThread):
         return await self._decided(request, lambda: self.league.decision(EDITED, key, by, why, int(number), table,
                                                                          result, winner))
 
+    async def _split_team(self, request: web.Request) -> web.Response:
+        """The organiser splits a team of the season off at a café (``league.SPLIT``) or makes it
+        one team again (``UNSPLIT``): ``team`` is "CAFÉ/KEY" (a café is one level of a topic: no
+        "/"), saying why."""
+        form = await self._form(request, "a split", "csrf, team, event and why")
+        team, event, why = form.get("team"), form.get("event"), form.get("why")
+        cafe, _, key = team.partition("/") if isinstance(team, str) else ("", "", "")
+        if not cafe or not key or event not in (SPLIT, UNSPLIT) or not isinstance(why, str):
+            return await self._page(request, say(Phrase.of("a split names a team of the season at a café, what to do "
+                                                           "with it and why"), self._language(request)), 400)
+        by = who(ORGANISER, self._device(request))
+        return await self._decided(request, lambda: self.league.parted(str(event), key, cafe, by, why))
+
     def _device(self, request: web.Request) -> str | None:
         assert self.gate is not None
         return self.gate.door.device(request)
@@ -547,6 +569,10 @@ class LeaguePage(ServerThread):
             log.error("the league's page could not write the organiser's event to %s: %s", self.roster, e)
             error = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
             return await self._page(request, gettext(WORDS["unkept"]).format(error=error), 500)
+        if decision.event in (SPLIT, UNSPLIT):
+            log.info("the organiser's event: %s of the team %s at %s", decision.event, decision.team, decision.cafe)
+            return await self._page(request, gettext(WORDS[f"done_{decision.event}"]).format(
+                team=named(decision, {}, {line.key: line.team for line in self.league.season()}), cafe=decision.cafe))
         log.info("the organiser's event: %s of the night %s", decision.event, "/".join(decision.key))
         held = self.league.nights.get(decision.key)
         name = decision.night if held is None else held.night.name
@@ -602,13 +628,35 @@ def said_by(by: str, w: Mapping[str, str]) -> str:
     return (w["organiser_by"] if role == ORGANISER else role) + sep + phone
 
 
+def split_forms(data: dict[str, Any], w: Mapping[str, str], csrf: str) -> str:
+    """The organiser's forms that split a team of the season off at a café (a team without a code,
+    at each café of two or more it played at, under its name there) and make a split team one again; empty where neither
+    has a team to offer."""
+    e = html.escape
+    why = f'<label>{w["why"]} <input name="why" required maxlength="{MOST_WHY}" autocomplete="off"></label>'
+
+    def form(event: str, teams: list[tuple[str, str, str]], title: str, button: str) -> str:
+        options = "".join(f'<option value="{e(cafe)}/{e(key)}">{e(w["split_at"].format(team=name, cafe=cafe))}</option>'
+                          for key, cafe, name in teams)
+        return (f'<h2>{title}</h2><form method="post" action="/team"><input type="hidden" name="csrf" '
+                f'value="{e(csrf)}"><input type="hidden" name="event" value="{event}"><label>{w["split_team"]} '
+                f'<select name="team">{options}</select></label> {why} <button>{button}</button></form>') if teams else ""
+
+    shared = {line["key"] for line in data["season"] if not line.get("code") and len(line["cafes"]) > 1}
+    splittable = sorted((line["key"], cafe["cafe"], line["team"]) for cafe in data["cafes"] for line in cafe["season"]
+                        if line["key"] in shared)  # each under its name at that café
+    split = [(made["team"], made["cafe"], made["name"]) for made in data["split"]]
+    return form(SPLIT, splittable, w["split"], w["split_button"]) + \
+        form(UNSPLIT, split, w["unsplit"], w["unsplit_button"])
+
+
 def page(data: dict[str, Any], lang: str, organiser: str | None = None, said: str = "", zone: str = "UTC",
          every_s: int = EVERY_S) -> str:
     """The league's page in ``lang``: the season overall, the nights waiting for the organiser,
     each café's (when it was last heard, its nights and their TRFs, each held or void with why),
     the nights refused, the organiser's history. ``organiser``: None on a page without a sign-in,
     "" for a visitor (a link to sign in), else the signed-in organiser's CSRF token (the forms that
-    merge two teams, void, hold or restore a night, edit a result); ``said``: what the organiser's last request did; ``zone``: the time zone
+    merge two teams, split one off at a café or make it one again, void, hold or restore a night, edit a result); ``said``: what the organiser's last request did; ``zone``: the time zone
     its dates are written in (the page's kit writes its numbers and dates in the reader's
     language, and fetches the season again every ``every_s``)."""
     gettext = translation(lang).gettext
@@ -652,6 +700,8 @@ def page(data: dict[str, Any], lang: str, organiser: str | None = None, said: st
                      f'<label>{w["duplicate"]} <select name="duplicate">{options}</select></label> '
                      f'<label>{w["into"]} <select name="into">{options}</select></label> '
                      f'<button>{w["merge_button"]}</button></form>')
+    if organiser:
+        parts.append(split_forms(data, w, organiser))
     def held(night: dict[str, Any]) -> str:
         """Why a night is out of the season, if it is."""
         if night["state"] == WAITING:

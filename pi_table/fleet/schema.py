@@ -318,10 +318,11 @@ SEASON_LINE = Record({  # fleet.league.SeasonLine.to_json: a team's line of the 
     "lost": Number(0, 10**6, whole=True), "drawn": Number(0, 10**6, whole=True), "rating": Number(-(10**6), 10**6),
     "place": Number(1, 10**6, whole=True), "shared": Flag(),
 }, required=("team", "nights", "points", "played", "won", "lost", "drawn", "rating", "place", "shared"))
-DECISION = Record({  # fleet.league.Decision.to_json: the organiser's event on a night (issue 76)
+DECISION = Record({  # fleet.league.Decision.to_json: the organiser's event on a night, or on a team at a café (issue 76)
     "event": Text(NAME), "cafe": Text(NAME), "host": Text(NAME), "night": Text(NAME), "by": Text(NAME), "at": TIME,
     "why": Text(SAID), "round": Number(1, 10_000, whole=True), "table": Text(NAME), "result": Text(NAME),
     "winner": maybe(Text(MAX_NAME)),
+    "team": Text(SAID),  # a team split off at a café (its key; host and night empty); a page before it sends none
 }, required=("event", "cafe", "host", "night", "by", "at", "why"))
 SEASON = Record({  # fleet.league_page.LeaguePage: the season the league's page sends down to every café
     "league": Text(NAME), "at": TIME, "season": Records(SEASON_LINE, 2000),
