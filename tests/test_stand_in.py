@@ -269,3 +269,52 @@ def test_the_nightly_backup_goes_on_the_stand_ins_stick_and_comes_back_from_it_o
         if fresh is not None:
             fresh.close()
 
+
+@pytest.mark.daemon
+def test_the_owner_gives_the_stand_in_a_host_name_and_a_fixed_address_kept_once_reached_there(tmp_path):
+    """computer.md's task 11 on a stand-in machine, from the staff page: each change is the real
+    helper's trial on the simulated NetworkManager, kept once a phone reaches the page at the new
+    name or address (its Host, as a phone that found it by mDNS or typed it sends); a restart of
+    the table while a trial waits (a setting changed) does not hold the machine up: the table
+    starts again at once and the trial is still kept, as on a Pi, where the helper is not systemd."""
+    port = owners_table(tmp_path)
+    table = Started(tmp_path)
+    try:
+        owner = table.owner(port)
+        status, seen = owner.call("GET", "/staff/api/network")
+        assert status == 200 and seen["host_name"] == "raspberrypi", seen  # type: ignore[index]
+        assert seen["devices"][0] == {"device": "eth0", "connection": "Wired connection 1",  # type: ignore[index]
+                                      "address": "192.168.1.37"}
+
+        def tried(change: dict, at: str) -> dict:
+            """``change`` asked, a phone at ``at`` once it is on trial: the network the page then shows."""
+            assert owner.call("POST", "/staff/api/network", change) == (202, {"ok": True})
+            wait_for(lambda: (owner.call("GET", "/staff/api/network")[1]["trial"] or {}).get("at") == at,  # type: ignore[index]
+                     f"the change on trial at {at}", timeout=30, every=0.2)
+            return owner.call("GET", "/staff/api/network")[1]  # type: ignore[return-value]
+
+        assert tried({"act": "hostname", "name": "bar-1"}, "bar-1.local")["host_name"] == "bar-1"
+        settings_changed(table, owner, 0.3)  # the table restarts while the trial waits for the page
+        there = table.owner(port)
+        there.headers_out = {"Host": f"bar-1.local:{port}"}
+        status, seen = there.call("GET", "/staff/api/network")
+        assert status == 200 and seen["kept"], seen  # type: ignore[index]
+        wait_for(lambda: (there.call("GET", "/staff/api/network")[1]["last"] or {}).get("outcome") == "done",  # type: ignore[index]
+                 "the host name kept", timeout=30, every=0.2)
+        assert there.call("GET", "/staff/api/network")[1]["host_name"] == "bar-1"  # type: ignore[index]
+
+        owner = there
+        owner.headers_out = {}
+        fixed = {"act": "ipv4", "device": "eth0", "method": "manual", "address": "192.168.1.50/24",
+                 "gateway": "192.168.1.1", "dns": "192.168.1.1"}
+        assert tried(fixed, "192.168.1.50")["devices"][0]["address"] == "192.168.1.50"
+        owner.headers_out = {"Host": f"192.168.1.50:{port}"}
+        status, seen = owner.call("GET", "/staff/api/network")
+        assert status == 200 and seen["kept"], seen  # type: ignore[index]
+        wait_for(lambda: (owner.call("GET", "/staff/api/network")[1]["last"] or {}).get("outcome") == "done",  # type: ignore[index]
+                 "the fixed address kept", timeout=30, every=0.2)
+        state = json.loads((tmp_path / "machine" / "network-manager" / "state.json").read_text())
+        assert state["profiles"]["Wired connection 1"]["ipv4"] == {
+            "method": "manual", "addresses": "192.168.1.50/24", "gateway": "192.168.1.1", "dns": "192.168.1.1"}
+    finally:
+        table.close()
