@@ -175,3 +175,18 @@ def call(base: str, method: str, path: str, body: object = None, headers: dict |
         return status, json.loads(raw), got
     except ValueError:
         return status, raw.decode(errors="replace"), got
+
+
+def looked_on_stick(base: str, code: str, name: str = "newest") -> dict:
+    """The set-up page's look on the USB stick for ``name``, with the ``code``, as the owner's phone
+    asks it: what the root helper's copy from the stick answered."""
+    status, answer, _ = call(base, "POST", "/setup/api/stick", {"code": code, "backup": name})
+    assert status == 200 and answer["ok"] and answer["asked"] == name, answer
+    found: dict = {}
+
+    def answered() -> bool:
+        found.update(call(base, "GET", "/setup/api/stick?lang=en", headers={"X-Stick-Ticket": answer["ticket"]})[1])
+        return found.get("outcome") is not None
+
+    wait_for(answered, "the stick's copy answered", 20)
+    return found

@@ -24,7 +24,7 @@ from pi_table.sim.machine import USB_STICK
 
 from helpers import wait_for
 from helpers_machine import FakeNetworkManager, StickMachine, old_table_backup, stick_holding
-from helpers_phones import call
+from helpers_phones import call, looked_on_stick
 from helpers_release import member, packed
 from helpers_staff import STAFF_PIN, Staff
 from helpers_tables import FreshTable, InProcessDaemon
@@ -81,19 +81,6 @@ def old_backup(tmp_path) -> bytes:
     return old_table_backup(tmp_path / "old")
 
 
-def asked(base: str, code: str, name: str = "newest") -> dict:
-    status, answer, _ = call(base, "POST", "/setup/api/stick", {"code": code, "backup": name})
-    assert status == 200 and answer["ok"] and answer["asked"] == name, answer
-    found: dict = {}
-
-    def answered() -> bool:
-        found.update(call(base, "GET", "/setup/api/stick?lang=en", headers={"X-Stick-Ticket": answer["ticket"]})[1])
-        return found.get("outcome") is not None
-
-    wait_for(answered, "the stick's copy answered", 20)
-    return found
-
-
 def restoring(code: str, name: str, **changed) -> dict:
     return {"code": code, "restore": name, "passphrase": PASSPHRASE, "passphrase_again": PASSPHRASE,
             "zone": "Europe/Rome", "wifi": None, **changed}
@@ -111,7 +98,7 @@ def test_a_fresh_table_is_restored_from_the_newest_backup_on_a_stick_and_keeps_i
     assert (status, refused["field"]) == (400, "restore") and "shadow" not in refused["error"]
     status, refused, _ = call(base, "POST", "/setup/api/stick", {"code": waiting.code, "backup": OLDER})
     assert (status, refused["field"]) == (400, "restore") and "did not list" in refused["error"]  # none listed yet
-    found = asked(base, waiting.code)
+    found = looked_on_stick(base, waiting.code)
     assert found["outcome"] == "done" and found["backup"] == NEWER and found["stick"] == "CAFE"
     for ticket in ({}, {"X-Stick-Ticket": "guessed"}):  # a guest on the network, without the code
         status, hidden, _ = call(base, "GET", "/setup/api/stick?lang=en", headers=ticket)
@@ -156,7 +143,7 @@ def test_a_sealed_backup_on_the_stick_asks_for_its_key_refuses_a_wrong_one_and_k
     waiting = fresh.boot.waiting
     base = fresh.daemon.companion.base_url
     before = sorted(path.name for path in journal.iterdir())
-    found = asked(base, waiting.code)
+    found = looked_on_stick(base, waiting.code)
     assert found["outcome"] == "done" and found["sealed"] is True and found["backup"] == NEWER, found
     assert found["replaces"] == []  # nothing of it is read before its key is given
     for given, words in ((None, "sealed with the owner's backup key"), ("0000-1111-2222-3333-4444",
@@ -186,7 +173,7 @@ def test_a_strangers_stick_is_refused_in_words_with_nothing_of_the_table_lost(ca
     waiting = fresh.boot.waiting
     base = fresh.daemon.companion.base_url
     before = sorted(path.name for path in journal.iterdir())
-    found = asked(base, waiting.code)
+    found = looked_on_stick(base, waiting.code)
     assert found["outcome"] == "refused" and words in found["why"], found
     status, refused, _ = call(base, "POST", "/setup/api", restoring(waiting.code, NEWER))
     assert (status, refused["field"]) == (400, "restore") and words in refused["error"]
@@ -200,7 +187,7 @@ def test_no_stick_is_said_and_the_table_still_waits_for_its_set_up(café):
     fresh, machine = café()
     machine.calls.unlink(missing_ok=True)
     (machine.folder / "lsblk.json").write_text(json.dumps({"blockdevices": []}))
-    found = asked(fresh.daemon.companion.base_url, fresh.boot.waiting.code)
+    found = looked_on_stick(fresh.daemon.companion.base_url, fresh.boot.waiting.code)
     assert found["outcome"] == "failed" and "no USB stick was found" in found["why"]
     assert fresh.boot.waiting is not None
 

@@ -107,6 +107,7 @@ class StandIn:
                               umount=(program(bin_ / "umount", ""),), mount_dir=folder / "usb-stick"))
         self.machine.mosquitto_etc.mkdir(parents=True, exist_ok=True)
         self.table: subprocess.Popen[bytes] | None = None
+        self.acting: threading.Thread | None = None  # the helper's act of the last request, while it runs
         self.log = folder / "helper.log"
         self.seen = len(self.calls.read_text().splitlines())
         self.status = [sys.executable, "-m", "pi_table", "status", "--json", "--config", str(config)]
@@ -137,9 +138,9 @@ class StandIn:
                 if code != EXIT_RESTART:
                     return code
                 self.start()
-            if os.path.lexists(self.machine.spool / requests.REQUEST):
-                with self.log.open("a") as log_file:
-                    helper.act(self.acts, self.machine.spool, log=log_file)
+            if (self.acting is None or not self.acting.is_alive()) and os.path.lexists(
+                    self.machine.spool / requests.REQUEST):  # one at a time, as pi-table-helper.path starts them
+                self.acting = self._unit(partial(helper.act, self.acts, self.machine.spool))
             if self.systemd() == "poweroff":
                 return self.stop()
         return self.stop()
@@ -166,14 +167,18 @@ class StandIn:
         self.seen = len(calls)
         return ended
 
-    def _unit(self, act: Callable[[IO[str]], object]) -> None:
-        """A unit the helper started (``systemctl start --no-block``), its act run beside the table."""
+    def _unit(self, act: Callable[[IO[str]], object]) -> threading.Thread:
+        """A unit started (the helper's, or one it started with ``systemctl start --no-block``), its
+        act run beside the table and this machine's systemd: a trial that waits two minutes for the
+        page holds up neither a restart of the table nor the stand-in's stop."""
 
         def run() -> None:
             with self.log.open("a") as log_file:
                 act(log_file)
 
-        threading.Thread(target=run, name="stand-in unit", daemon=True).start()
+        unit = threading.Thread(target=run, name="stand-in unit", daemon=True)
+        unit.start()
+        return unit
 
 
 def main(config: Path, run: Sequence[str]) -> int:
