@@ -287,7 +287,7 @@ def test_undo_is_for_the_game_record_not_the_rules(play):
 # --- malformed actions ---------------------------------------------------------------------
 
 MALFORMED = [
-    ("jump 3", "the commands are clue, touch, end-turn, penalty, cover, place, time-up, undo, words, not 'jump'"),
+    ("jump 3", "the commands are clue, touch, end-turn, penalty, cover, place, time-up, undo, words, told, not 'jump'"),
     ("touch x", "the cell must be a whole number, not 'x'"),
     ("touch -1", "the cell must be a whole number, not '-1'"),
     ("touch 25", "the grid's cells are 0 to 24, not 25"),

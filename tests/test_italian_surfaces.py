@@ -98,11 +98,11 @@ def test_a_malformed_script_is_said_in_the_simulators_language(tmp_path, capsys)
     assert exit_.value.code == EXIT_USAGE
     err = capsys.readouterr().err
     assert err == (f"pi-table sim: script non valido: {path}:2: i comandi sono clue, touch, end-turn, penalty, cover, "
-                   "place, time-up, undo, words, new-game\n")
+                   "place, time-up, undo, words, told, new-game\n")
     with pytest.raises(SystemExit):
         cli.main(["sim", "--script", str(path), "--json"])
     assert capsys.readouterr().err == (f"pi-table sim: malformed script: {path}:2: the commands are clue, touch, end-turn, "
-                                       "penalty, cover, place, time-up, undo, words, new-game\n")
+                                       "penalty, cover, place, time-up, undo, words, told, new-game\n")
 
 
 @pytest.mark.parametrize(

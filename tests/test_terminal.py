@@ -56,7 +56,7 @@ def test_plays_commands_and_explains_refusals():
     assert "[RR]" in text  # the revealed card on the operatives' grid
     assert "refused: card 0 is already revealed" in text
     assert ("not a command: the commands are clue, touch, end-turn, penalty, cover, place, time-up, undo, words, "
-            "new-game, not 'tuch'") in flat(text)  # typed, not read from a file: quoted back
+            "told, new-game, not 'tuch'") in flat(text)  # typed, not read from a file: quoted back
     assert help_text(session.grid.game) in text
     assert session.record.moves == 2  # 'quit' stopped before the last line
 
@@ -88,7 +88,7 @@ def test_the_coop_rating_line_speaks_the_chosen_language():
 
 ENGLISH_RUN = ["help", "clue 2", "touch 9", "touch 9", "touch 0", "bogus 3", "clue 12", "touch 99", "end-turn",
                "penalty", "cover 3", "new-game", "n", "touch 9", "touch 10", "touch 11", "touch 24"]
-COMMAND_WORDS = {"clue", "touch", "end-turn", "penalty", "cover", "place", "time-up", "undo", "words", "new-game", "help",
+COMMAND_WORDS = {"clue", "touch", "end-turn", "penalty", "cover", "place", "time-up", "undo", "words", "told", "new-game", "help",
                  "quit", "unlimited", "infinity", *names(), "bogus", "Deep",
                  "Undercover", "CELLS", "TEAM", "alias", "mastermind", "asset", "file", "script",
                  "setup", "timer-enforce"}  # and Italian loan words, and the options the help names

@@ -1,10 +1,16 @@
 """When the table may be the spymaster in a language: the figures of ``pi-table bench clues`` its
 clue-giver must reach against an independent guesser, set from what players accept of a human
-spymaster (docs/dev/clues.md). A language whose figures fall short is not offered."""
+spymaster (docs/dev/clues.md). A language whose figures fall short is not offered: the last
+figures measured are kept with the package (``data/figures.json``), so what a table offers
+follows what was measured, not a switch."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from ..engine.phrase import N_, Phrase
+from ..files import read_json
 
 
 @dataclass(frozen=True)
@@ -28,3 +34,32 @@ def passes(figures: Figures, gate: Figures = GATE) -> bool:
     """Whether ``figures`` reach every bar of ``gate``."""
     return (figures.win_rate >= gate.win_rate and figures.assassin_rate <= gate.assassin_rate
             and figures.cards_per_clue >= gate.cards_per_clue and figures.top1 >= gate.top1)
+
+
+FIGURES = Path(__file__).parent / "data" / "figures.json"
+"""The last figures ``pi-table bench clues`` measured, by language (``languages``), as
+docs/dev/benchmarks.md gives them: written again from the benchmark's ``--json`` when it is run again."""
+
+
+def measured(lang: str) -> Figures | None:
+    """``lang``'s last measured figures (``FIGURES``), None for a language never measured."""
+    kept = read_json(FIGURES.read_text(encoding="utf-8"))["languages"].get(lang)
+    if kept is None:
+        return None
+    return Figures(**{field.name: float(kept[field.name]) for field in fields(Figures)})
+
+
+def offered(lang: str) -> bool:
+    """Whether the table gives clues in ``lang``: its last measured figures pass the gate."""
+    figures = measured(lang)
+    return figures is not None and passes(figures)
+
+
+NOT_OFFERED = N_("{game} is not yet offered in this language: the table's clues do not yet pass their gate")
+"""Why a game whose clues the table gives is not started in a language."""
+
+
+def refusal(title: str, lang: str) -> Phrase | None:
+    """Why the game titled ``title`` (one whose clues the table gives) is not offered in ``lang``;
+    None where it is."""
+    return None if offered(lang) else Phrase.of(NOT_OFFERED, game=Phrase(title))

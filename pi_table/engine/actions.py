@@ -162,7 +162,27 @@ class Words(Written):
                                     cell=cell, length=len(word), most=MAX_LETTERS)
 
 
-Action = Clue | Guess | EndTurn | Penalty | Cover | Place | TimeUp | Undo | Words
+@dataclass(frozen=True, slots=True)
+class Told(Written):
+    """The table, as spymaster, gives its clue: a word and how many cards it points to (a game
+    whose description says the table gives the clues). Journalled as ``told WORD NUMBER``, so a
+    resumed or replayed game has the clue the table gave, not one asked for again."""
+
+    WORD = "told"
+
+    word: str
+    number: int
+
+    def __post_init__(self) -> None:
+        word, n = self.word, self.number
+        if not isinstance(word, str) or not word or not word.isprintable() or len(word.split()) != 1 or len(word) > MAX_LETTERS:
+            raise InvalidAction("the table's clue is one word of printable letters, at most {most}", most=MAX_LETTERS,
+                                given=word)
+        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_CLUE:
+            raise InvalidAction("the table's clue number is 1 to {most}", most=MAX_CLUE, given=n)
+
+
+Action = Clue | Guess | EndTurn | Penalty | Cover | Place | TimeUp | Undo | Words | Told
 
 _CELL_ACTIONS: dict[str, Callable[[int], Action]] = {action.WORD: action for action in (Guess, Cover, Place)}
 _PLAIN_ACTIONS: dict[str, Callable[[], Action]] = {action.WORD: action for action in (EndTurn, Penalty, TimeUp, Undo)}
@@ -188,6 +208,10 @@ def parse_action(text: str) -> Action:
         return _PLAIN_ACTIONS[verb]()
     if verb == Words.WORD:
         return Words(tuple(args))
+    if verb == Told.WORD:
+        if len(args) != 2:
+            raise InvalidAction("'{verb}' takes the clue word and its number; got {count} words", verb=verb, count=len(args))
+        return Told(args[0], whole_number(args[1], Phrase.of("the clue number")))
     if verb not in _CELL_ACTIONS and verb != Clue.WORD:
         raise InvalidAction("the commands are {words}", words=", ".join(ACTION_WORDS), given=verb)
     if verb == Place.WORD and len(args) == 4 and args[1].lower() == "key":

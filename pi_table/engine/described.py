@@ -119,7 +119,9 @@ class Description:
     ``rated`` whether a game night counts it in its standings (a game between two of its
     teams); ``cards`` a grid game's key's cards (None for a game without a key of letters);
     ``endings`` the ways to end it has of its own, beside ``endings.SHARED`` (the history, the
-    fleet and the night read them as they read its options)."""
+    fleet and the night read them as they read its options); ``table_clues`` whether the table
+    gives its clues (the clue-giver of ``pi_table.clues``), which offers it only in a language
+    whose measured figures pass the clues' gate (``clues.gate.offered``)."""
 
     title: str
     nouns: Nouns | None = None
@@ -133,6 +135,7 @@ class Description:
     rated: bool = True
     cards: Cards | None = None
     endings: tuple[Termination, ...] = ()
+    table_clues: bool = False
 
     def __post_init__(self) -> None:
         if self.teams not in (1, 2) or self.cooperative != (self.teams == 1) or (self.rated and self.teams != 2):

@@ -87,6 +87,7 @@ class State:
     termination: Termination | None = None
     ended_by: Team | None = None  # the team whose action ended the game
     words: tuple[str, ...] | None = None  # the cards' words, once a spymaster confirmed them
+    told: str | None = None  # the clue's word, in a game where the table gives the clues (its ``Told``)
 
     @property
     def reason(self) -> Phrase | None:
@@ -490,6 +491,7 @@ class Game:
             termination=state.termination,
             placing=placing,
             words=state.words,
+            told=state.told,
         )
         armed, score = self._armed(view), self._score(view)
         return view if armed is None and score is None else replace(view, armed=armed, score=score)

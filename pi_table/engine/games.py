@@ -34,6 +34,7 @@ from .endings import SHARED, Termination, UnknownTermination
 from .errors import InvalidRules
 from .game import Game
 from .rules import Rules
+from .table_spymaster import TableSpymaster
 
 if TYPE_CHECKING:
     from .codex import Codex
@@ -83,6 +84,7 @@ GAMES: dict[str, GameEntry] = {
         GameEntry.grid(Codenames),
         GameEntry.grid(CodenamesCoop),
         GameEntry.grid(Alias24),
+        GameEntry.grid(TableSpymaster),
         GameEntry(codex_rules.NAME, "codex", codex_rules.DESCRIPTION, _codex, lambda: CodexRules),
     )
 }

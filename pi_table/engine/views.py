@@ -60,6 +60,7 @@ class TableView:
     armed: bool | None = None  # Alias 24's mad nuke: armed once MAD_ARMED_AT aliases are targeted (its game's)
     score: int | None = None  # the cooperative variant's, on a win: the opponent's agents still hidden (its game's)
     words: tuple[str, ...] | None = None  # the cards' words, once a spymaster confirmed them (they lie face up)
+    told: str | None = None  # the clue's word the table gave, in a game where the table is the spymaster
 
     @property
     def game(self) -> str:
@@ -111,6 +112,7 @@ class TableView:
             "rating": None if self.score is None else {lang: self.rating(lang) for lang in LANGUAGES},
             "termination": None if self.termination is None else self.termination.value,
             **({} if self.words is None else {"words": list(self.words)}),  # only once confirmed: older readers see no change
+            **({} if self.told is None else {"told": self.told}),  # only where the table gave a clue
         }
 
 

@@ -74,7 +74,10 @@ C = TypeVar("C")
 """The commands a kind's terminal reads: the grid games' ``Command``, another kind's words of its own too."""
 
 COMMANDS: tuple[tuple[str, str, Callable[[Game], bool]], ...] = (  # (the command, what it does, which games have it)
-    ("clue N", N_("the {spymaster} enters the clue number: 0-9, 'unlimited' or 'infinity'"), lambda game: True),
+    ("clue N", N_("the {spymaster} enters the clue number: 0-9, 'unlimited' or 'infinity'"),
+     lambda game: not game.description.table_clues),
+    ("told WORD N", N_("the table's clue, a word and its number, which the table gives itself as each turn begins"),
+     lambda game: game.description.table_clues),
     ("touch N", N_("an operative touches {noun} N (0-24, row-major from the operatives' left, row 0)"),
      lambda game: True),
     ("end-turn", N_("the END TURN button"), lambda game: True),

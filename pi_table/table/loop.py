@@ -17,10 +17,13 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
+from ..clues.gate import refusal as not_offered
 from ..engine import (
     CELLS,
+    CLUE,
+    GUESS,
     PLACE,
     UNLIMITED,
     Clue,
@@ -31,10 +34,12 @@ from ..engine import (
     Place,
     RuleError,
     TimeUp,
+    Undo,
     Words,
 )
 from ..engine.actions import MAX_CLUE, ClueNumber
-from ..engine.games import kind_of, title_of
+from ..engine.errors import Refusal
+from ..engine.games import described, kind_of, names, title_of
 from ..engine.phrase import Phrase, Text
 from ..errors import PiTableError
 from ..hal import (
@@ -64,6 +69,9 @@ from ..ui.sound import Announcer, Moment
 from .input import InputSettings, TouchPolicy
 from .session import Session
 from .timer import TimerSettings, TurnTimer
+
+if TYPE_CHECKING:
+    from ..clues.giver import ClueGiver
 
 T = TypeVar("T")  # what a function run in the loop's thread returns to the caller's
 REFUSALS = (RuleError, InvalidAction, InvalidRules)
@@ -428,8 +436,11 @@ class TableLoop(EventLoop):
         lights: LightSettings | None = None,
         lang: str = "en",
         idle_after_s: float = 300.0,
+        clue_giver: ClueGiver | None = None,
     ) -> None:
         super().__init__(session, touch, leds, screen, buttons, clock)
+        self.clue_giver = clue_giver  # in a game where the table is spymaster: the table's own when None
+        self._holding_clue = False  # an undo taking back the table's clue: none given again meanwhile
         self.policy = policy or TouchPolicy()
         self.timer = timer or TurnTimer()
         self.lights = lights or LightSettings()
@@ -458,6 +469,51 @@ class TableLoop(EventLoop):
         if self.session.id != game_id:
             return Outcome(action, False, ENDED)
         return self.submit(action, public=False)
+
+    def submit(self, command: Command, public: bool = True) -> Outcome:
+        """As the base loop's, and where the table is spymaster: a new game of it is refused in a
+        language its clues are not offered in, and an undo that takes back the table's clue takes
+        back the action before it too (the clue would only be given again)."""
+        if isinstance(command, NewGame):
+            game = self.session.rules.game if command.game is None else command.game
+            why = not_offered(title_of(game), self.lang) if game in names() and described(game).table_clues else None
+            if why is not None:
+                return self.refuse(command, why, public)
+        if not (isinstance(command, Undo) and self._clue_just_given()):
+            return super().submit(command, public)
+        self._holding_clue = True
+        try:
+            outcome = super().submit(command, public)
+        finally:
+            self._holding_clue = False
+        return super().submit(command, public) if outcome.ok else outcome
+
+    def _clue_just_given(self) -> bool:
+        state = self.session.grid.state
+        return state.phase == GUESS and state.guesses == 0 and state.told is not None
+
+    def _give_clue(self) -> None:
+        """The table's clue, in a game where it is spymaster, once its players' turn needs one and
+        the cards' words are known: asked of the clue-giver, then played and journalled as any
+        action. A clue it cannot give (no model, a language not offered) is the screen's message."""
+        if self._holding_clue or not described(self.session.rules.game).table_clues:
+            return
+        state = self.session.grid.state
+        if state.phase != CLUE or state.words is None:
+            return
+        from ..clues import table as clues  # numpy and the model load when the table first gives a clue
+
+        try:
+            why = not_offered(title_of(self.session.rules.game), self.lang)
+            if why is not None:
+                raise RuleError(why)
+            if self.clue_giver is None:
+                self.clue_giver = clues.table_giver()
+            told = clues.clue_for(self.clue_giver, state, self.lang)
+        except Refusal as refusal:
+            self.message = refusal.phrase
+            return
+        self.submit(told)
 
     def pause(self, to: Emit) -> None:
         """As the base loop's, and the touches under way forgotten: their releases go to the
@@ -563,6 +619,7 @@ class TableLoop(EventLoop):
                 self.revealed_at[cell] = now
         self._seen = (self.session.id, board)
         self.timer.follow(self.session.id, self.session.grid.state, now)
+        self._give_clue()
 
     def idle(self, now: float) -> bool:
         return now - self.last_activity >= self.idle_after_s

@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from ..clues.gate import offered
 from ..engine.games import NAMES, described, names
 from ..engine.phrase import N_, Phrase, Text
 from ..hal.events import is_fault
@@ -180,12 +181,18 @@ def dealt_with(game: str) -> tuple[str, ...]:
 
 
 
+NOT_OFFERED = N_("not yet offered in this language")
+"""Beside a game on the new-game form that is not offered in the page's language."""
+
+
 def games_offered(lang: str) -> list[dict[str, Any]]:
     """The new-game form's games, from their descriptions (``engine.described``): each game the
     menus offer, by its name and its title, with the options it is dealt with (their labels,
-    kinds, defaults, the words or the numbers they take), said in ``lang``."""
+    kinds, defaults, the words or the numbers they take), said in ``lang``; a game whose clues the
+    table gives, where they are not offered in ``lang`` (``clues.gate``), says so (``not_offered``)."""
     gettext = translation(lang).gettext
-    return [{"game": name, "title": gettext(game.title), "options": [
+    return [{"game": name, "title": gettext(game.title),
+             "not_offered": gettext(NOT_OFFERED) if game.table_clues and not offered(lang) else None, "options": [
         {"name": choice.name, "kind": choice.kind, "label": gettext(choice.label), "default": choice.default,
          "choices": [{"value": value, "label": gettext(choice.words.get(value, value))} for value in choice.values],
          "range": None if choice.span is None else {"min": choice.span[0], "max": choice.span[1]}}

@@ -402,7 +402,8 @@ function drawGames(games) {
   offered = games;
   const select = $("new-game-game");
   const chosen = select.value;
-  select.replaceChildren(...games.map((game) => el("option", { value: game.game, text: game.title })));
+  select.replaceChildren(...games.map((game) => el("option", game.not_offered  // shown, not chosen: the table refuses it
+    ? { value: game.game, text: `${game.title}: ${game.not_offered}`, disabled: "" } : { value: game.game, text: game.title })));
   if (games.some((game) => game.game === chosen)) select.value = chosen;
   showOptions();
   tell("games", games);  // night.js: the games a night may play
