@@ -694,7 +694,8 @@ def test_the_nights_games_are_chosen_by_their_names_in_the_pages_language(tmp_pa
         staff_login(page, table.base)
         games = page.locator("#night-games label")
         games.first.wait_for()
-        assert games.all_inner_texts() == ["Nome in codice", "Nome in codice (in cooperativa)", "Alias 24", "Codex"]
+        assert games.all_inner_texts() == ["Nome in codice", "Nome in codice (in cooperativa)", "Alias 24",
+                                        "Nome in codice con il tavolo come capo dell'agenzia", "Codex"]
         page.fill("#night-name", "Venerdì")
         page.get_by_label("Alias 24", exact=True).check()
         page.click("#night-open button[type=submit]")

@@ -115,7 +115,7 @@ def test_a_refusal_names_the_settings_label_and_what_it_takes_and_the_checkers_w
         assert answer["error"].startswith(f"{table.config}: paths.keep_games: ")  # check-config's, as before
         status, answer = staff.call("POST", "/staff/api/config", {"changes": {"game.game": "chess"}})
         assert answer["said"] == ("Game a new table deals: chess refused: it takes one of Codenames, Codenames "
-                                  "(cooperative), Alias 24, Codex")  # each game by its description's title
+                                  "(cooperative), Alias 24, Codenames with the table as spymaster, Codex")  # each game by its description's title
         status, answer = staff.call("POST", "/staff/api/config", {"changes": {"timer.length_s": 30, "timer.warn_s": 40}})
         assert answer["said"].startswith("Turn timer and Timer warning together: ")
         staff.lang = "it"
