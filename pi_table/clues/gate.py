@@ -7,6 +7,7 @@ follows what was measured, not a switch."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from functools import cache
 from pathlib import Path
 
 from ..engine.phrase import N_, Phrase
@@ -41,9 +42,17 @@ FIGURES = Path(__file__).parent / "data" / "figures.json"
 docs/dev/benchmarks.md gives them: written again from the benchmark's ``--json`` when it is run again."""
 
 
+@cache
+def _kept(path: Path) -> dict[str, dict[str, float]]:
+    """The figures kept in ``path``, by language: read once, as the package's file does not change
+    while the table runs (the loop asks at each step of a game whose clues the table gives)."""
+    languages: dict[str, dict[str, float]] = read_json(path.read_text(encoding="utf-8"))["languages"]
+    return languages
+
+
 def measured(lang: str) -> Figures | None:
     """``lang``'s last measured figures (``FIGURES``), None for a language never measured."""
-    kept = read_json(FIGURES.read_text(encoding="utf-8"))["languages"].get(lang)
+    kept = _kept(FIGURES).get(lang)
     if kept is None:
         return None
     return Figures(**{field.name: float(kept[field.name]) for field in fields(Figures)})
