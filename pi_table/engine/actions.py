@@ -140,6 +140,11 @@ class Undo(Written):
     WORD = "undo"
 
 
+def one_word(word: object) -> bool:
+    """Whether ``word`` is one word (no space) of printable letters: a card's, or the table's clue."""
+    return isinstance(word, str) and bool(word) and word.isprintable() and len(word.split()) == 1
+
+
 @dataclass(frozen=True, slots=True)
 class Words(Written):
     """A spymaster confirms the words on the cards, one per cell in the key's order (cell 0
@@ -155,7 +160,7 @@ class Words(Written):
             raise InvalidAction("'words' takes the {count} words on the cards, cell 0 first; got {got}", count=CELLS,
                                 got=len(self.words) if isinstance(self.words, tuple | list) else 0)
         for cell, word in enumerate(self.words):
-            if not isinstance(word, str) or not word or not word.isprintable() or len(word.split()) != 1:
+            if not one_word(word):
                 raise InvalidAction("the word of cell {cell} is one word of printable letters, with no space", cell=cell)
             if len(word) > MAX_LETTERS:
                 raise InvalidAction("the word of cell {cell} has {length} characters; a card's word has at most {most}",
@@ -175,7 +180,7 @@ class Told(Written):
 
     def __post_init__(self) -> None:
         word, n = self.word, self.number
-        if not isinstance(word, str) or not word or not word.isprintable() or len(word.split()) != 1 or len(word) > MAX_LETTERS:
+        if not one_word(word) or len(word) > MAX_LETTERS:
             raise InvalidAction("the table's clue is one word of printable letters, at most {most}", most=MAX_LETTERS,
                                 given=word)
         if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_CLUE:
